@@ -66,3 +66,42 @@ def test_quiet_twins_a_mismatch_with_no_path_shown_or_said_and_a_printed_path_wi
         rem = codes["cudnn-too-old"].remediation
         assert not [c for c in rem.commands if isinstance(c, SetEnv)]
         assert not any(isinstance(c, Cmd) and c.argv[:1] == ("printenv",) for c in rem.commands)
+
+
+# After-round h244 (plans17): PyTorch's sentence on LD_LIBRARY_PATH read where a log prefix or the terminal wrapped it
+# onto the next line, and the plan's import run with that variable unset, which decides it without changing the shell.
+def _unset_import(rem) -> bool:
+    return any(isinstance(c, Cmd) and tuple(map(str, c.argv[:3])) == ("env", "-u", "LD_LIBRARY_PATH") for c in rem.commands)
+
+
+def test_the_ld_library_path_sentence_wrapped_onto_the_next_line_is_read():
+    # tests/blind/plans17/cases/1748-*: kohya_ss's log wraps PyTorch 2.0.1's message; "...conflicting cuDNN in
+    # LD_LIBRARY_PATH." stands on the line after "compiled  against (8, 7, 0) but found runtime version (8, 5, 0)".
+    (path,) = (TESTS / "blind/plans17/cases").glob("1748-*/input.txt")
+    _, codes = _finding(path.read_text(encoding="utf-8"))
+    rem = codes["cudnn-too-old"].remediation
+    assert any(isinstance(c, Cmd) and c.argv[:1] == ("printenv",) for c in rem.commands)
+    assert _unset_import(rem)
+    assert not [c for c in rem.commands if isinstance(c, Cmd) and c.argv[:1] in (("pip",), ("apt-get",), ("sudo",))]
+
+
+def test_the_sentence_on_one_line_runs_the_import_without_ld_library_path():
+    # pytorch/pytorch#104757 (https://github.com/pytorch/pytorch/pull/104757), the message its CI printed in one line
+    text = (
+        "cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but found runtime version (8, 8, 1). "
+        "PyTorch already comes bundled with cuDNN. One option to resolving this error is to ensure PyTorch can find the "
+        "bundled cuDNN.one possibility is that there is a conflicting cuDNN in LD_LIBRARY_PATH.\n"
+    )
+    _, codes = _finding(text)
+    assert _unset_import(codes["cudnn-too-old"].remediation)
+
+
+def test_quiet_twin_a_next_line_without_the_sentence():
+    # The twin: the bare message (RaleLee/Co-GAT#2, above) followed by another log line: LD_LIBRARY_PATH is not said.
+    text = (
+        "cuDNN version incompatibility: PyTorch was compiled  against (8, 5, 0) but found runtime version (8, 3, 3). "
+        "PyTorch already comes bundled with cuDNN. One option to resolving this error is to ensure PyTorch can find the "
+        "bundled cuDNN.\n16:25:21-100000 INFO     Exiting\n"
+    )
+    _, codes = _finding(text)
+    assert not _unset_import(codes["cudnn-too-old"].remediation)

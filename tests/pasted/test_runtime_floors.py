@@ -102,3 +102,37 @@ def test_collect_env_glibc_at_the_floor_asserts_nothing(tmp_path):
     # The twin: jax#5272's xla_extension needs GLIBC_2.23, and collect_env's glibc 2.31 has it: the libc that refused
     # it is another copy, so no floor is asserted.
     assert "extension-glibc-too-old" not in _codes(_with_collect_env("jax-5272", tmp_path))
+
+
+# After-round h244 (plans17): the message as GitHub markdown prints it, its backquote eaten by an inline code span.
+PLANS17_APEX = next((ROOT / "tests/blind/plans17/cases").glob("1718-*/input.txt"))
+
+
+def test_glibcxx_unquoted_in_a_conda_env_installs_libstdcxx_in_the_interpreters_env():
+    # tests/blind/plans17/cases/1718-*/input.txt: "/lib64/libstdc++.so.6: version GLIBCXX_3.4.20 not found" (no
+    # quotes); its first occurrence names no requirer, and the torch the paste shows runs in a conda environment's
+    # python, so the C++ runtime goes into that environment.
+    doc = check(PLANS17_APEX)
+    assert "extension-glibc-too-old" in _codes(doc)
+    assert ["conda", "install", "-p", "/home/hongqiay/.conda/envs/tprf2", "-c", "conda-forge", "libstdcxx-ng"] in _argv(doc)
+    assert not any(a[:1] in (["apt-get"], ["apt"], ["sudo"]) for a in _argv(doc))
+
+
+def test_glibcxx_unquoted_title_is_read(tmp_path):
+    # The title of https://github.com/horovod/horovod/issues/406, as its reporter typed it (no quotes).
+    doc = paste(tmp_path, "libstdc++.so.6: version GLIBCXX_3.4.22 not found\n")
+    assert "extension-glibc-too-old" in _codes(doc)
+
+
+def test_glibcxx_unquoted_outside_conda_installs_nothing_in_an_env(tmp_path):
+    # The twin: the same report with the interpreter in a venv, not a conda environment: no conda install is planned.
+    text = PLANS17_APEX.read_text(encoding="utf-8").replace("/.conda/envs/tprf2/", "/venvs/tprf2/")
+    doc = paste(tmp_path, text)
+    assert "extension-glibc-too-old" in _codes(doc)
+    assert not any(a[:2] == ["conda", "install"] for a in _argv(doc))
+
+
+def test_glibcxx_versions_listed_without_not_found_are_quiet(tmp_path):
+    # The twin: `strings libstdc++.so.6 | grep GLIBCXX` output names versions but no loader refusal.
+    text = "$ strings /usr/lib64/libstdc++.so.6 | grep GLIBCXX_3.4.1\nGLIBCXX_3.4.18\nGLIBCXX_3.4.19\n"
+    assert "extension-glibc-too-old" not in _codes(paste(tmp_path, text))

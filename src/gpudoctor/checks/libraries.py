@@ -228,6 +228,76 @@ def check_onnxruntime_cuda11(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# NVIDIA's CUDA 12 wheels that hold what onnxruntime-gpu's CUDA 12 provider loads besides cuDNN: its `cuda` extra
+# (onnxruntime-gpu 1.23.2's metadata: nvidia-cuda-nvrtc-cu12, nvidia-cuda-runtime-cu12, nvidia-cufft-cu12,
+# nvidia-curand-cu12; pip --dry-run --no-deps, CPython 3.12, manylinux_2_28_x86_64, 2026-11-30) and cuBLAS, which its
+# `cudnn` extra's nvidia-cudnn-cu12 pulls in; named here without the extras, which older CUDA 12 builds lack.
+_ORT_CUDA12_WHEELS = ("nvidia-cuda-runtime-cu12", "nvidia-cublas-cu12", "nvidia-cufft-cu12", "nvidia-curand-cu12")
+# Every lib folder of NVIDIA's wheels in the interpreter's site-packages (the nvidia namespace package), joined by ":".
+_NVIDIA_WHEEL_DIRS = (
+    'import glob, os, nvidia; print(":".join(sorted(glob.glob(os.path.join(list(nvidia.__path__)[0], "*", "lib")))))'
+)
+
+
+def _ort_cuda12(facts: Facts, ctx: Context):
+    """onnxruntime's provider that asks for a CUDA 12 library that is not cuDNN (libcublasLt.so.12, libcudart.so.12,
+    libcufft.so.11, libcurand.so.10 under a CUDA 12 soname's failure): the CUDA 12 build, whose libraries neither its
+    wheel nor the machine's loader path holds."""
+    said = [
+        e
+        for e in _said(facts, "onnxruntime-provider-load-failed")
+        if e.get("major") == "12" and re.match(r"lib(?:cublas|cublasLt|cudart|nvrtc)\.so\.12$", e.get("soname") or "")
+    ]
+    if not said or (facts.platform.system or "Linux") != "Linux":
+        return None
+    py = facts.frameworks.python
+    in_python = isinstance(py, Found) and any(n.startswith("onnxruntime") for n in py.value.distributions)
+    if _said(facts, "onnxruntime-native-binding") and not in_python:
+        return None  # a C++ or Java program's own onnxruntime: pip's wheels never reach it
+    driver = _driver_cuda(facts, ctx)
+    return said[0] if driver is None or driver >= 12 else None
+
+
+def check_onnxruntime_cuda12_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The CUDA 12 build of onnxruntime-gpu missing its CUDA 12 libraries: pip's onnxruntime-gpu carries none of them
+    (its `cuda` and `cudnn` extras name NVIDIA's wheels), and onnxruntime does not search those wheels by itself unless
+    the program calls onnxruntime.preload_dlls() (1.21 and later), so their lib folders go on LD_LIBRARY_PATH where the
+    program starts. No driver, toolkit or onnxruntime reinstall: the session falls back to the CPU until then."""
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir, python_exe
+
+    e = _ort_cuda12(facts, ctx)
+    build = _build(ctx, "onnxruntime-gpu", cuda=12) if e is not None else None
+    if e is None or build is None or build.cudnn not in _CUDNN_CU12:
+        return
+    soname = e.get("soname") or ""
+    commands: tuple[Line, ...] = (
+        _pip(facts, "install", *_ORT_CUDA12_WHEELS, _CUDNN_CU12[build.cudnn]),
+        library_dir(
+            facts,
+            (Output((python_exe(facts), "-c", _NVIDIA_WHEEL_DIRS)),),
+            note="every NVIDIA wheel's lib folder first on LD_LIBRARY_PATH",
+        ),
+    )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"onnxruntime-gpu's CUDA 12 provider cannot load {soname}: the CUDA 12 libraries are not installed where it loads them",
+        f"onnxruntime said so ('Failed to load library libonnxruntime_providers_cuda.so with error: {soname}'): the "
+        f"onnxruntime-gpu installed is a CUDA 12 build (from {build.since} the package index's are, with cuDNN "
+        f"{build.cudnn}), which loads CUDA 12's libraries by name and carries none of them; without them it falls back "
+        "to the CPU, so the program still runs, slowly.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Install NVIDIA's CUDA 12 runtime, cuBLAS, cuFFT, cuRAND and cuDNN {build.cudnn} wheels into the program's "
+            "Python (no root) and put their lib folders on LD_LIBRARY_PATH where the program starts; or install the "
+            f"CUDA 12 libraries and cuDNN {build.cudnn} system-wide from NVIDIA's repository." + keep_path(facts),
+            kept(facts, commands),
+            component="environment",
+        ),
+    )
+
+
 # The DLL names of the libraries onnxruntime's CUDA provider loads, per CUDA and cuDNN major (NVIDIA's Windows names:
 # cudart64_110.dll serves every CUDA 11.x, cudart64_12.dll every 12.x).
 _ORT_CUDA_DLLS = {
@@ -1378,6 +1448,8 @@ def explained(facts: Facts, ctx: Context) -> tuple[set[str], bool]:
     sonames: set[str] = set()
     if (e := _ort_cuda11(facts, ctx)) is not None:
         sonames.add(e.get("soname") or "")
+    if (e := _ort_cuda12(facts, ctx)) is not None:
+        sonames.add(e.get("soname") or "")
     if (c := _cudnn_by_name(facts, ctx)) is not None:
         sonames.add(c.soname)
     return sonames, _ct2_driver(facts, ctx) is not None
@@ -1455,6 +1527,13 @@ def check_tensorrt_support_matrix(facts: Facts, ctx: Context) -> Iterable[Findin
 
 CHECKS = (
     Check("library-onnxruntime-cuda11", "frameworks", ("framework-cuda-libs-missing",), check_onnxruntime_cuda11, ("pasted",)),
+    Check(
+        "library-onnxruntime-cuda12-libs",
+        "frameworks",
+        ("framework-cuda-libs-missing",),
+        check_onnxruntime_cuda12_libs,
+        ("pasted",),
+    ),
     Check(
         "library-onnxruntime-windows",
         "frameworks",

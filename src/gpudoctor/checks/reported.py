@@ -718,7 +718,7 @@ def _cudnn_off_the_path(facts: Facts, e, loaded: str) -> Remediation | None:
     named = [p for p in entries if "cudnn" in p.lower()]
     # (the directory whose name carries the version that loaded, where several name cuDNN)
     shadow = next((p for p in named if loaded and loaded in p), named[0] if named else None)
-    if shadow is None and "LD_LIBRARY_PATH" not in e.line:
+    if shadow is None and "LD_LIBRARY_PATH" not in e.line and not e.get("ld_library_path"):
         return None
     check = python_step(facts, "-c", "import torch; print(torch.__version__, torch.backends.cudnn.version())")
     module = (
@@ -736,11 +736,24 @@ def _cudnn_off_the_path(facts: Facts, e, loaded: str) -> Remediation | None:
             (*module, SetEnv("LD_LIBRARY_PATH", ":".join(rest) or None, note=f"without {shadow}"), check),
             component="cudnn",
         )
+    # The same import with LD_LIBRARY_PATH unset for it alone: PyTorch's own cuDNN loads where that variable was the
+    # cause, which decides it without changing the shell; the program is then started the same way.
+    unset = replace(
+        check,
+        argv=("env", "-u", "LD_LIBRARY_PATH", *check.argv),
+        note=f"without LD_LIBRARY_PATH: PyTorch's own cuDNN loads, not {loaded}, where that variable was the cause",
+    )
     return Remediation(
-        f"PyTorch says LD_LIBRARY_PATH holds the cuDNN {loaded} that loads: the loader searches it before PyTorch's own "
-        "cuDNN (its wheel's, found through its run path). Take the directory that holds that libcudnn off "
-        "LD_LIBRARY_PATH where it is set (an environment module, ~/.bashrc, a container's ENV); nothing needs installing.",
-        (*module, Cmd(("printenv", "LD_LIBRARY_PATH"), pipe=("tr", ":", "\\n"), note="the directories, in order"), check),
+        f"PyTorch says LD_LIBRARY_PATH is set and may hold the cuDNN {loaded} that loads: the loader searches it before "
+        "PyTorch's own cuDNN (its wheel's, found through its run path). Where the import below loads PyTorch's own "
+        "without it, start the program the same way (env -u LD_LIBRARY_PATH before its command) or take the directory "
+        "that holds that libcudnn off LD_LIBRARY_PATH where it is set (an environment module, ~/.bashrc, a container's "
+        "ENV); nothing needs installing.",
+        (
+            *module,
+            Cmd(("printenv", "LD_LIBRARY_PATH"), pipe=("tr", ":", "\\n"), note="the directories, in order"),
+            unset,
+        ),
         component="cudnn",
     )
 
@@ -972,7 +985,10 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.planner.remedy import shown_library_dir
 
     judged, _ = explained(facts, ctx)  # a library's own build explains them (gpudoctor.checks.libraries)
-    missing = [m for m in facts.pasted.missing if _CUDA_SONAMES.match(m) and m not in judged]
+    # A library the linker could not find at a build (ld's -lNAME, parsers.library_lines' link side) is no load
+    # failure: checks.catalogued.builds.check_link_cuda_libraries puts its folder where the linker looks.
+    linked = {e.get("soname") for e in _said(facts, "library-missing") if e.get("side") == "link"}
+    missing = [m for m in facts.pasted.missing if _CUDA_SONAMES.match(m) and m not in judged and m not in linked]
     cudnn = [m for m in missing if "cudnn" in m]
     others = [m for m in missing if "cudnn" not in m]
     frameworks = frameworks_named(facts)

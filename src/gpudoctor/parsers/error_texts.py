@@ -712,11 +712,18 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         if m := scan.search(_LIBCUDA_MISMATCH, number):
             add("libcuda-kernel-mismatch", line, **{k: v for k, v in m.groupdict().items() if v})
         if m := scan.search(_TORCH_CUDNN, number):
+            # PyTorch names LD_LIBRARY_PATH at the message's end only where that variable is set ("one possibility
+            # is that there is a conflicting cuDNN in LD_LIBRARY_PATH", or "Looks like your LD_LIBRARY_PATH contains
+            # incompatible version of cudnn": torch/backends/cudnn/__init__.py, _init, since pytorch/pytorch#80877);
+            # a terminal or a log prefix often wraps that end onto the next line.
+            ending = " ".join(lines[number : number + 2])
+            said = {"ld_library_path": "set"} if "LD_LIBRARY_PATH" in ending else {}
             add(
                 "cudnn-version-mismatch",
                 line,
                 loaded=m.group("loaded").replace(", ", "."),
                 compiled=m.group("compiled").replace(", ", "."),
+                **said,
             )
         if scan.search(_MODULE_MISSING, number):
             add("nvidia-module-missing", line)

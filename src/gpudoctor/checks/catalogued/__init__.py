@@ -18,6 +18,7 @@ from gpudoctor.checks.catalogued.builds import (
     check_cuda_vs_integration,
     check_deepspeed_aio,
     check_extension_source_integer_widths,
+    check_link_cuda_libraries,
     check_python_headers,
     check_shell_nvcc_not_found,
     check_triton_libcuda,
@@ -193,6 +194,13 @@ CHECKS = (
         ("pasted",),
     ),
     Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
+    Check(
+        "catalogued-link-cuda-libraries",
+        "frameworks",
+        ("framework-cuda-libs-missing",),
+        check_link_cuda_libraries,
+        ("pasted",),
+    ),
     Check(
         "catalogued-triton-ptxas-driver",
         "toolkit",

@@ -16,6 +16,7 @@ from gpudoctor.checks.base import ev
 from gpudoctor.checks.catalogued._common import _said
 from gpudoctor.cmdline import Cmd, Output, Placeholder, PrependPath, SetEnv
 from gpudoctor.facts import Facts
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.parsers.library_lines import LINK
 from gpudoctor.planner.context import Context
@@ -403,6 +404,74 @@ def _link_libcuda(facts: Facts) -> Iterable[Finding]:
             component="environment",
         ),
     )
+
+
+# The folder that holds each library named (argv), first found under the active conda environment, then CUDA_HOME, then
+# NVIDIA's default toolkit link /usr/local/cuda: lib, lib64 and the toolkit's targets/<arch>/lib (where conda's
+# cuda-* packages and the runfile put them). Printed joined by ":", each folder once; where none holds one it fails, so
+# the `&&` after it sets nothing (an empty entry would mean the current folder).
+_LINK_LIBRARY_DIRS = (
+    'import glob, os, sys; roots = [r for r in (os.environ.get("CONDA_PREFIX"), os.environ.get("CUDA_HOME"), '
+    '"/usr/local/cuda") if r]; found = [next((os.path.dirname(p) for r in roots for p in sorted(glob.glob(os.path.join('
+    'r, "lib*", n)) + glob.glob(os.path.join(r, "targets", "*", "lib", n)))), "") for n in sys.argv[1:]]; '
+    'dirs = ":".join(dict.fromkeys(d for d in found if d)); print(dirs) if dirs else sys.exit("not found: " + " ".join('
+    "sys.argv[1:]))"
+)
+
+
+def check_link_cuda_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The linker's "cannot find -lcurand" (-lcublas, -lcudart ...) at a build: an extension built on first use (a
+    torch JIT op such as DeepSpeed's cpu_adam) links a CUDA library by -lNAME, and GNU ld looks for libNAME.so in its -L
+    folders and in LIBRARY_PATH only (gcc passes LIBRARY_PATH's folders as -L; GCC's manual, "Environment Variables"),
+    never in LD_LIBRARY_PATH or the loader's cache (ld.so(8)). The library is most often installed (the conda
+    environment's lib, the toolkit's lib64) where the build does not pass -L, so the fix is that folder on LIBRARY_PATH
+    for the link and on LD_LIBRARY_PATH for the module's load, then the same build again; nothing is reinstalled. The
+    driver's libcuda (-lcuda) is _link_libcuda's."""
+    from gpudoctor.planner.remedy import notebook_said
+    from gpudoctor.planner.where import python_exe
+
+    said = [e for e in _said(facts, "library-missing") if e.get("side") == LINK and _CUDA_LINK_NAME.match(e.get("soname") or "")]
+    if not said or (facts.platform.system or "Linux") != "Linux":
+        return
+    names = list(dict.fromkeys(e.get("soname") or "" for e in said))
+    folder = Output((python_exe(facts), "-c", _LINK_LIBRARY_DIRS, *names))
+    flags = ", ".join(f"-l{n[3:-3]}" for n in names)
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"the linker cannot find {', '.join(names)} ({flags}) at build time: its folder is not where the linker looks",
+        "The linker said so, as the text shows: the build links the CUDA library by -l, and the linker looks for it in "
+        "its -L folders and LIBRARY_PATH only, not in LD_LIBRARY_PATH or the loader's cache. This is the build's link, "
+        "not a program failing to load a library: the library is usually installed (the conda environment's lib, the "
+        "CUDA toolkit's lib64) where the build passes no -L.",
+        tuple(ev("pasted", e.line) for e in said[:1]),
+        Remediation(
+            "Put the folder that holds it (the active conda environment's lib, else the CUDA toolkit's) first on "
+            "LIBRARY_PATH for the link and on LD_LIBRARY_PATH for the module's load, in the shell that runs the build, "
+            "then run the same command again: a JIT-built op is linked again on its next use. Nothing needs "
+            "reinstalling.",
+            (
+                PrependPath(
+                    "LIBRARY_PATH",
+                    (folder,),
+                    note="the folder that holds it, first where the linker looks; the rest kept",
+                    notebook=notebook_said(facts),
+                ),
+                PrependPath(
+                    "LD_LIBRARY_PATH",
+                    (folder,),
+                    note="the same folder where the built module loads it",
+                    notebook=notebook_said(facts),
+                ),
+            ),
+            component="environment",
+        ),
+    )
+
+
+# The CUDA toolkit's libraries a build links by -l (the link side names them unversioned: libcurand.so).
+_CUDA_LINK_NAME = LazyPattern(r"^lib(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|cudnn)\.so$")
 
 
 # The VCTargetsPath folder of a Visual Studio instance by its year (pytorch/pytorch's

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from gpudoctor.checks.base import ev
 from gpudoctor.checks.catalogued._common import _said
 from gpudoctor.cmdline import Cmd
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, Found
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
@@ -49,6 +49,11 @@ _CONDA_PREFIX = LazyPattern(
     r"^(?P<prefix>/\S*?/(?:envs/[^/\s]+|(?:ana|mini)conda3|miniforge3|mambaforge|conda))/(?:bin/\.\./)?lib(?:/|$)"
 )
 
+# The same prefixes as the interpreter's path (…/envs/NAME/bin/python3.8).
+_CONDA_PYTHON = LazyPattern(
+    r"^(?P<prefix>/\S*?/(?:envs/[^/\s]+|(?:ana|mini)conda3|miniforge3|mambaforge|conda))/bin/python[\d.]*$"
+)
+
 
 def _machine_glibc(facts: Facts) -> tuple[str, str] | None:
     """(the machine's glibc release, the line that shows it) where the paste shows it: collect_env's Libc version, else
@@ -74,16 +79,28 @@ def check_runtime_floor(facts: Facts, ctx: Context) -> Iterable[Finding]:
         machine = _machine_glibc(facts) if family == "GLIBC" else None
         if machine is not None and vkey(machine[0]) >= vkey(need):
             continue  # the system's glibc has it: another libc was loaded (an image's, a bundled one); the ask decides
-        yield _finding(e, family, need, lib, requirer, machine)
+        yield _finding(e, family, need, lib, requirer, machine, _interpreter_prefix(facts))
         return  # one cause, one finding
 
 
-def _finding(e, family: str, need: str, lib: str, requirer: str, machine: tuple[str, str] | None) -> Finding:
+def _interpreter_prefix(facts: Facts) -> str | None:
+    """The conda environment of the interpreter the paste shows running the program (…/envs/NAME/bin/python), where the
+    loader's line does not name the object that needs the runtime: the module it refused was that interpreter's."""
+    py = facts.frameworks.python
+    exe = py.value.executable if isinstance(py, Found) else None
+    found = _CONDA_PYTHON.match(exe or "")
+    return found.group("prefix") if found else None
+
+
+def _finding(
+    e, family: str, need: str, lib: str, requirer: str, machine: tuple[str, str] | None, interpreter: str | None
+) -> Finding:
     what = requirer or "a compiled module"
     evidence = [ev("pasted", e.line)]
     if machine is not None:
         evidence.append(ev("pasted", machine[1]))
-    conda = _CONDA_PREFIX.match(requirer or lib)
+    found = _CONDA_PREFIX.match(requirer or lib)
+    prefix = found.group("prefix") if found else None if requirer else interpreter
     if family == "GLIBC":
         image = next((rel for rel, g in _UBUNTU_IMAGES if vkey(g) >= vkey(need)), None)
         remedy = Remediation(
@@ -110,17 +127,17 @@ def _finding(e, family: str, need: str, lib: str, requirer: str, machine: tuple[
         cmds = (
             (
                 Cmd(
-                    ("conda", "install", "-p", conda.group("prefix"), "-c", "conda-forge", "libstdcxx-ng"),
+                    ("conda", "install", "-p", prefix, "-c", "conda-forge", "libstdcxx-ng"),
                     note="conda-forge's C++ runtime in that environment; the system's libstdc++ stays as it is",
                 ),
             )
-            if conda
+            if prefix
             else ()
         )
         remedy = Remediation(
             f"Give the program a C++ runtime that defines {family}_{need}: conda-forge's libstdc++ (libstdcxx-ng) "
             "in its conda environment"
-            + (f" ({conda.group('prefix')})" if conda else "")
+            + (f" ({prefix})" if prefix else "")
             + ", or an image of a newer release; never replace the system's libstdc++.so.6.",
             cmds,
             component="platform",
