@@ -129,3 +129,43 @@ def test_quiet_twins_debian_and_nvidia_repository_versions_name_no_ubuntu():
     # Debian's own revision (+debNuM), NVIDIA's CUDA repository's plain -1, and "ubuntu" not in a Debian revision
     lines = ["ii  libc6:amd64  2.31-13+deb11u5  amd64", "ii  cuda-drivers  525.60.13-1  amd64", "tag: my-ubuntu-image"]
     assert read_traces([("t", lines)]) == []
+
+
+def test_a_distribution_the_reporter_names_gives_its_install_route():
+    # AlphaFold's thread (tests/blind/plans17/cases/1745-alphafold-361-fedora-docker-20-run-docker-unknown-runtime-
+    # specified-nvidia): "on fedora with docker version 20.10.12" and docker's "Unknown runtime specified nvidia": the
+    # container toolkit's install takes the guide's dnf route, not apt's
+    report = _diagnose(
+        _text("blind/plans17/cases/1745-alphafold-361-fedora-docker-20-run-docker-unknown-runtime-specified-nvidia")
+    )
+    distro = report.facts.platform.distro
+    assert (distro.id, distro.id_like, family(report.facts)) == ("fedora", "rhel", "rhel")
+    argv = _argv(report, "container-no-gpu")
+    assert ("dnf", "install", "-y", "nvidia-container-toolkit") in argv
+    assert not any(a[:1] == ("apt-get",) for a in argv) and ("cat", "/etc/os-release") not in argv
+    # JAX's thread (tests/blind/plans11 1113): "running centos 7": CentOS, its release 7
+    text = _text("blind/plans11/cases/1113-jax854-centos7-glibc217-jaxlib-xla-extension-needs-glibc223-importerror")
+    distro = _diagnose(text).facts.platform.distro
+    assert (distro.id, distro.id_like, distro.version_id) == ("centos", "rhel", "7")
+    # https://github.com/NVIDIA/nvidia-container-toolkit/issues/268 (tests/blind/pasted 029): "On OpenSUSE Tumbleweed"
+    distro = _diagnose(
+        _text("blind/pasted/cases/029-nvidia-container-toolkit-268-rootless-podman-insufficient-permissions")
+    ).facts.platform.distro
+    assert (distro.id, distro.id_like) == ("opensuse-tumbleweed", "suse")
+
+
+def test_quiet_twins_an_image_tag_two_named_distributions_and_a_docker_run():
+    # an image's tag, a file name and a web address name no machine
+    lines = ["FROM nvidia/cuda:12.2.0-base on ubuntu:22.04", "built on ubuntu-22.04 runners", "see help.ubuntu.com"]
+    assert read_traces([("t", lines)]) == []
+    # a derivative names no family word of its own (Linux Mint's ID_LIKE is its base's): RPG's thread
+    # (tests/pasted/cases/rpg-open-remode-9-driver340-cuda70) "on Linux Mint 17.2" gets no Debian driver package
+    assert read_traces([("t", ["I am on Linux Mint 17.2 Cinnamon", "on Pop!_OS 22.04", "running Manjaro"])]) == []
+    # two distributions in one sentence disagree: nothing concluded
+    assert agreed(read_traces([("t", ["it works on Ubuntu 22.04 but not on Fedora 38"])])) is None
+    # refact's thread (tests/blind/plans7 638): "Im running ubuntu 22.04 lts" beside a `docker run --gpus all`: the paste
+    # shows a container, where no trace decides (the sentence may be the image's)
+    text = _text("blind/plans7/cases/638-refact410-ubuntu2204-docker-gpus-all-no-device-driver-toolkit-missing")
+    assert read_traces([("t", text.splitlines())])
+    distro = _diagnose(text).facts.platform.distro
+    assert (distro.id, distro.id_like) == (None, None)

@@ -174,3 +174,23 @@ def test_a_missing_libcuda_in_wsl2_or_another_missing_library_asks_no_search_for
     other = line.replace("Error: libcuda.so:", "Error: libcudnn_ops_infer.so.8:")
     _, _, asks = _run(other)
     assert _FIND_LIBCUDA not in asks
+
+
+def test_no_fabric_manager_ask_where_every_gpu_shown_is_of_a_line_no_nvswitch_system_holds():
+    # AlphaFold 3's thread (tests/blind/plans17/cases/1739-*): cuInit's CUDA_ERROR_NO_DEVICE on an RTX A5000 node; and
+    # XLA's cuInit line (the form of tests/blind/pasted/cases/022-*) beside `nvidia-smi -L` naming a GeForce (written
+    # here: no other recorded report pairs the two): no NVSwitch, no fabric manager
+    text = (next((TESTS / "blind" / "plans17" / "cases").glob("1739-*")) / "input.txt").read_text(encoding="utf-8")
+    _, _, asks = _run(text)
+    assert ("printenv", "CUDA_VISIBLE_DEVICES") in asks
+    assert not any("nvidia-fabricmanager" in a for a in asks)
+    line = (
+        "E external/xla/xla/stream_executor/cuda/cuda_driver.cc:152] failed call to cuInit: INTERNAL: CUDA error: "
+        "Failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
+    )
+    _, _, asks = _run("GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5f3c1c4e-1111-2222-3333-444455556666)\n" + line)
+    assert not any("nvidia-fabricmanager" in a for a in asks)
+    # quiet twin: the same line with no GPU shown, or beside an A100, keeps the ask (an HGX board may hold it)
+    assert ("systemctl", "status", "nvidia-fabricmanager") in _run(line)[2]
+    a100 = "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-5f3c1c4e-1111-2222-3333-444455556666)\n"
+    assert ("systemctl", "status", "nvidia-fabricmanager") in _run(a100 + line)[2]

@@ -273,3 +273,36 @@ def test_a_per_gpu_requirement_is_not_met_when_every_gpu_is_lost(base, spec):
     (outcome,) = evaluate(parse_requirements([spec]), facts, run_checks(facts)[0])
     assert outcome.finding is not None and outcome.finding.code == "requirement-unmet"
     assert "no usable GPU: 1 lost (see gpu-lost)" in outcome.finding.detail
+
+
+BLIND = Path(__file__).resolve().parents[1] / "blind"
+
+
+def _argv(finding):
+    return [tuple(str(a) for a in c.argv) for c in finding.remediation.commands]
+
+
+def test_the_reporters_words_that_the_gpu_falls_off_the_bus_are_xid_79_tested_by_power_and_heat():
+    # open-gpu-kernel-modules' thread (tests/blind/plans17/cases/1713-*): "gpu randomly falls off the bus when playing
+    # games", no kernel log pasted: confirm Xid 79, watch temperature and power under the load, cap the clock as a test
+    text = next(BLIND.glob("plans17/cases/1713-*")).joinpath("input.txt").read_text(encoding="utf-8")
+    (f,) = findings(from_text(text))
+    assert f.evidence[0].value == "gpu randomly falls off the bus when playing games on the nvidia gpu"
+    argv = _argv(f)
+    assert argv[0] == ("dmesg", "-T") and f.remediation.commands[0].root
+    assert ("nvidia-smi", "-q", "-d", "TEMPERATURE,POWER,PERFORMANCE", "-l", "5") in argv
+    assert ("nvidia-smi", "-lgc", "<clock-range-mhz>") in argv
+    assert ("reboot",) not in argv and f.remediation.alternative is not None  # the state and the reboot after a loss
+    # https://github.com/pop-os/pop/issues/3363, its title quoting the driver without the kernel log line
+    (f,) = findings(from_text('nvidia error "GPU has fallen off the bus"\n'))
+    assert f.title == "the GPU falls off the bus (Xid 79, in the reporter's words)"
+
+
+def test_quiet_twins_a_gpu_that_never_fell_off_and_the_kernel_log_line_itself():
+    # pop-os/pop#3363's commenter whose laptop GPU does so only idle: "my GPU has never ever fallen off the bus when
+    # it's under load"
+    assert findings(from_text("my GPU has never ever fallen off the bus when it's under load thus far\n")) == []
+    assert findings(from_text("the bus is fine, my GPU did not fall off the bus at all\n")) == []
+    # the driver's own line is the kernel log's finding (its bus id), not the words'
+    (f,) = findings(from_text(XID))
+    assert f.title == "the GPU at 0000:65:00.0 fell off the bus (Xid 79)"

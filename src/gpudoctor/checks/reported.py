@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.driver import no_gpu_said
-from gpudoctor.cmdline import Cmd
+from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import JAX_CUDA_SAID, Facts
 from gpudoctor.host import canonical_name
 from gpudoctor.lazypattern import LazyPattern  # pasted evidence only
@@ -1648,7 +1648,11 @@ def check_reported_lost(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.health import check_lost, lost_fix, lspci_slot
 
     said = _said(facts, "nvrm-fallen-off-bus")
-    if not said or _emits(check_lost, facts, ctx, "gpu-lost"):
+    words = _said(facts, "gpu-off-bus-said")
+    if not (said or words) or _emits(check_lost, facts, ctx, "gpu-lost"):
+        return
+    if words and not said:
+        yield _off_bus_said(facts, words[0].line)
         return
     answering = {lspci_slot(g.pci_bus_id) for g in facts.driver.gpus if not g.lost and g.pci_bus_id}
     named: list[tuple[str, str]] = []
@@ -1671,6 +1675,66 @@ def check_reported_lost(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (ev("pasted", line),),
             lost_fix(facts, bus or None, None),
         )
+
+
+def _off_bus_said(facts: Facts, line: str) -> Finding:
+    """The reporter's words that the GPU falls off the bus, no kernel log pasted: Xid 79 by its description, whose
+    causes NVIDIA's Xid catalog lists as the PCIe link, power, heat or the GPU, and NVIDIA's engineers first test by
+    power and heat (the temperatures and power draw under the load that loses it, the boost clock capped with nvidia-smi
+    --lock-gpu-clocks as a test, the platform's firmware). The kernel log confirms it first; the state is collected
+    after a loss, before the reboot (gpudoctor.checks.health.lost_fix)."""
+    from gpudoctor.checks.health import lost_fix
+
+    lost = lost_fix(facts, None, None)
+    windows = (facts.platform.system or "").lower().startswith("win")
+    test = (
+        Cmd(
+            ("nvidia-smi", "-q", "-d", "TEMPERATURE,POWER,PERFORMANCE", "-l", "5"),
+            note="while the load that loses it runs: temperatures, power draw and throttle reasons up to the failure",
+        ),
+        Cmd(("nvidia-smi", "-q", "-d", "CLOCK"), note="the GPU's default and maximum graphics clocks"),
+        Cmd(
+            ("nvidia-smi", "-lgc", Placeholder("clock-range-mhz")),
+            root=True,
+            note="a test: locks the graphics clock to MIN,MAX in MHz (the MAX well below the maximum above), so "
+            "boost peaks cannot draw power; undo with nvidia-smi -rgc",
+        ),
+    )
+    confirm = (
+        ()
+        if windows
+        else (
+            Cmd(
+                ("dmesg", "-T"),
+                root=True,
+                pipe=("grep", "-i", "-E", "nvrm|xid|aer:"),
+                note="Xid 79 confirms it; a reboot since clears this log: journalctl -k -b -1 reads the previous boot's",
+            ),
+        )
+    )
+    return Finding(
+        "gpu-lost",
+        Severity.ERROR,
+        "health",
+        "the GPU falls off the bus (Xid 79, in the reporter's words)",
+        "The reporter says the GPU falls off the bus: Xid 79, the driver finding the GPU unreachable over PCI Express. "
+        "NVIDIA's Xid catalog names a failing PCIe link, power delivery, overheating or failing hardware, not the driver's "
+        "version: the temperatures and power under the load that loses it, and a test with the clock capped, tell power and "
+        "heat apart before any part is changed.",
+        (ev("pasted", line),),
+        Remediation(
+            "Confirm Xid 79 in the kernel log, then watch temperatures and power while the load runs and, as a test, cap "
+            "the graphics clock: a GPU that stays on the bus capped lacks power at its boost peaks. Update the machine's "
+            "firmware (BIOS/UEFI, a laptop's EC) and have the cooling and power supply checked; reseat the GPU and its "
+            "power cables where it is a card. A reinstall of the driver does not address it. After a loss, collect "
+            "nvidia-bug-report.sh before the reboot.",
+            (*confirm, *test),
+            requires_root=True,
+            component="health",
+            where=lost.where,
+            alternative=lost,
+        ),
+    )
 
 
 # Error kinds that describe rather than fail: an arch list, a quoted nvidia-smi header or a form's CUDA version, the

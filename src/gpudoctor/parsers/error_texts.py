@@ -255,6 +255,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "gpu-reached-said": "the reporter says nvidia-smi answers inside the container or pod the program runs in",
     "gpu-reached-elsewhere-said": "the reporter says another Python on the machine (the global one, a base environment) reaches the GPU",
     "gpus-variable-said": "a gpus=/GPUS= variable line (an env file's), which docker compose does not read as a GPU request",
+    "gpu-off-bus-said": "the reporter says the GPU falls off the bus (Xid 79 in the driver's words), no kernel log pasted",
 }
 
 _ARCH_WARNING = _Lazy(

@@ -1892,6 +1892,8 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
                 continue  # WSL 2 loads no nvidia module: the Windows driver serves the GPU (its asks are WSL's own)
             if facts.platform.system == "Darwin" and words[0] == "nvidia-smi":
                 continue  # a Mac has no NVIDIA driver to answer (CUDA 10.2 was the last for macOS): as the asks above
+            if "nvidia-fabricmanager" in words and _no_nvswitch(facts):
+                continue  # the fabric manager readies NVSwitch systems (HGX/DGX) only: none holds these GPUs
             if (
                 (words == ("nvidia-smi",) and facts.driver.version)
                 or (words in (("nvcc", "--version"), ("which", "nvcc")) and facts.toolkits.nvcc_on_path_version)
@@ -1901,6 +1903,18 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
                 continue  # shown already
             out.append(Ask(cmd, f"{decides} ({message.id})", subject=message.id))
     return out
+
+
+# GPUs that no NVSwitch system (HGX, DGX) holds: GeForce, TITAN, Quadro and the RTX workstation line. NVIDIA's Fabric
+# Manager user guide: fabric manager "configures the NVSwitch memory fabrics" of NVSwitch-based systems (DGX/HGX A100,
+# H100 and their successors), https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html, "Overview".
+_NO_NVSWITCH_GPU = re.compile(r"GeForce|TITAN|Quadro|\bRTX\b", re.IGNORECASE)
+
+
+def _no_nvswitch(facts: Facts) -> bool:
+    """Whether every GPU shown (one at least) is of a line no NVSwitch system holds."""
+    names = [g.name for g in facts.driver.gpus]
+    return bool(names) and all(n and _NO_NVSWITCH_GPU.search(n) for n in names)
 
 
 def _pip_typed_asks(facts: Facts, windows: bool) -> list[Ask]:

