@@ -98,13 +98,18 @@ def test_vllms_collect_env_is_read_whole_and_its_torch_not_asked_again():
 # --- conda asked of a virtual environment --------------------------------------------------------------------------
 
 
-def test_a_conda_listing_is_asked_of_a_virtual_environments_pip():
+def test_a_virtual_environments_asks_are_its_own_and_never_condas():
     # plans8 825: cuDF and cuML in a uv virtual environment (its .venv/bin/python in the traceback): conda manages no
-    # part of it, so RAPIDS' listing comes from that environment's pip, filtered alike
+    # part of it. Its cuInit answer CUDA_ERROR_NO_DEVICE (100), read by number since h238 (gpudoctor.parsers.cuda_errors),
+    # brings the no-device asks, which decide the case (the Linux driver packages inside WSL: dpkg's listing, the
+    # maintainer's reading); RAPIDS' own listing, asked while nothing decided it (from the environment's pip, never
+    # conda's), gives way to them. No ask runs conda, and the Python asks run the environment's interpreter.
     asks = _asks(_case("plans8", "825"))
     python = "/mnt/c/Users/Hongb/Documents/Git/hongbomiao.com/machine-learning/hm-cuml/.venv/bin/python"
-    assert ((python, "-m", "pip", "list"), ("grep", "-E", "cudf|cuml|cugraph|rmm")) in asks
+    assert (("dpkg", "-l"), ("grep", "nvidia")) in asks
+    assert ((python, "-c", "from numba import cuda; cuda.cudadrv.libs.test()"), ()) in asks
     assert not [argv for argv, _ in asks if argv[0] == "conda"]
+    assert not [argv for argv, _ in asks if argv[0] in ("python", "python3")]
 
 
 def test_a_conda_listing_without_a_virtual_environment_shown_is_kept():
