@@ -46,7 +46,8 @@ def _plan(doc: dict) -> list[dict]:
             "onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasn't able to be loaded. "
             "Please install the correct version of CUDA and cuDNN as mentioned in the GPU requirements page",
             "onnxruntime-cuda-path-not-loaded",
-            [["python3", "-m", "pip", "show", "onnxruntime-gpu"]],
+            # (onnxruntime's Windows build prints this line: a Windows cue, h245; there the interpreter is python)
+            [["python", "-m", "pip", "show", "onnxruntime-gpu"]],
         ),
     ],
 )

@@ -44,9 +44,11 @@ def _ort_findings(text: str):
 )
 def test_release_names_the_dlls(text, dlls):
     (finding,) = _ort_findings(text)
-    (cmd,) = finding.remediation.commands
+    # the DLLs PATH finds, then (h245) cuDNN's bin folder first on PATH, the folder the person's to fill in
+    cmd, path = finding.remediation.commands
     assert isinstance(cmd, Cmd)
     assert cmd.argv == ("where.exe", *dlls)
+    assert (type(path).__name__, path.name, path.parts[1:]) == ("PrependPath", "PATH", ("\\bin",))
 
 
 @pytest.mark.parametrize(

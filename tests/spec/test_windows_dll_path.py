@@ -56,7 +56,8 @@ def test_a_zips_dll_is_searched_for_on_the_drives_the_text_shows():
         ["where.exe", "/R", "C:\\", "nvinfer.dll"],
     ]
     (f,) = [f for f in doc["findings"] if f["code"] == CODE]
-    assert "$env:PATH = <folder-holding-the-dll>" in f["remediation"]["summary"]
+    # (the paste's prompt, "(venv) F:\\FAST_Anime_VSR>", is cmd.exe's: the prose's PATH line is written for it)
+    assert 'set "PATH=<folder-holding-the-dll>;%PATH%"' in f["remediation"]["summary"]
 
 
 @states(CODE, QUIET)

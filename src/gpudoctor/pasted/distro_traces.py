@@ -84,6 +84,9 @@ _NAMED_ID = {
     "debian": ("debian", "debian"),
     "arch linux": ("arch", "arch"),
 }
+# A sentence about another time names no distribution of this host ("It worked on Ubuntu 22.04 LTS last year.": the
+# machine that worked, not the one that fails; tests/pasted/test_distribution_line.py's quiet twin).
+_ELSEWHEN = re.compile(r"\b(?:worked|was working|used to|last (?:year|month|week)|previously|in the past)\b", re.IGNORECASE)
 # A plain-text prefilter: the pattern runs only on a line holding one of the names' first words (lower case).
 _NAMED_WORDS = ("fedora", "centos", "rhel", "red hat", "rocky", "almalinux", "opensuse", "ubuntu", "debian", "arch linux")
 # Debian's multiarch library directory, <libdir>/<triplet> (Debian's multiarch spec:
@@ -135,7 +138,8 @@ def _line_traces(line: str) -> list[Trace]:
     if m := _PACKAGE_RUN.match(said):
         out.append(Trace("", _TOOL_FAMILY[m.group("tool")], "", f"{m.group('tool')} run", said))
     low = said.lower()
-    for m in _NAMED.finditer(said) if any(w in low for w in _NAMED_WORDS) else ():
+    named = any(w in low for w in _NAMED_WORDS) and not _ELSEWHEN.search(said)
+    for m in _NAMED.finditer(said) if named else ():
         distro, fam = _NAMED_ID[" ".join(m.group("name").lower().split())]
         release = ""
         if distro == "ubuntu":
