@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from gpudoctor.checks.base import ev
 from gpudoctor.checks.catalogued._common import _said
@@ -292,7 +292,6 @@ def check_triton_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
     said = _said(facts, "triton-libcuda-missing")
     if not said:
-        yield from _link_libcuda(facts)
         return
     e = said[0]
     located = e.get("located") or ""
@@ -364,12 +363,13 @@ def _link_libcuda(facts: Facts) -> Iterable[Finding]:
     program, extension or JIT launcher links against libcuda.so, which GNU ld looks for in the -L folders and in
     LIBRARY_PATH (gcc passes it as -L; binutils ld/ldfile.c), never in LD_LIBRARY_PATH or the loader's cache. The
     driver's folder goes on LIBRARY_PATH: WSL 2's /usr/lib/wsl/lib, elsewhere the folder the driver's libcuda.so.1
-    loads from. Triton's launcher under inductor's frames is check_triton_libcuda's own reading, above."""
+    loads from. Triton's launcher under inductor's frames is check_triton_libcuda's own reading, above; the caller,
+    check_link_cuda_libraries, leaves it that one."""
     from gpudoctor.planner.remedy import notebook_said
     from gpudoctor.planner.where import python_exe
 
-    said = [e for e in _said(facts, "library-missing") if e.get("side") == LINK and e.get("soname") == "libcuda.so"]
-    if not said or (facts.platform.system or "Linux") != "Linux":
+    said = _link_failures(facts, lambda soname: soname == "libcuda.so")
+    if not said:
         return
     e = said[0]
     check = Cmd(("ldconfig", "-p"), pipe=("grep", "libcuda"), note="libcuda.so (the unversioned link) beside libcuda.so.1")
@@ -426,12 +426,14 @@ def check_link_cuda_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
     never in LD_LIBRARY_PATH or the loader's cache (ld.so(8)). The library is most often installed (the conda
     environment's lib, the toolkit's lib64) where the build does not pass -L, so the fix is that folder on LIBRARY_PATH
     for the link and on LD_LIBRARY_PATH for the module's load, then the same build again; nothing is reinstalled. The
-    driver's libcuda (-lcuda) is _link_libcuda's."""
+    driver's libcuda (-lcuda) is _link_libcuda's, where Triton's own reading (check_triton_libcuda) has not taken it."""
     from gpudoctor.planner.remedy import notebook_said
     from gpudoctor.planner.where import python_exe
 
-    said = [e for e in _said(facts, "library-missing") if e.get("side") == LINK and _CUDA_LINK_NAME.match(e.get("soname") or "")]
-    if not said or (facts.platform.system or "Linux") != "Linux":
+    if not _said(facts, "triton-libcuda-missing"):
+        yield from _link_libcuda(facts)
+    said = _link_failures(facts, lambda soname: bool(_CUDA_LINK_NAME.match(soname)))
+    if not said:
         return
     names = list(dict.fromkeys(e.get("soname") or "" for e in said))
     folder = Output((python_exe(facts), "-c", _LINK_LIBRARY_DIRS, *names))
@@ -468,6 +470,14 @@ def check_link_cuda_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             component="environment",
         ),
     )
+
+
+def _link_failures(facts: Facts, named: Callable[[str], bool]) -> list:
+    """The linker's "cannot find -lNAME" lines of a Linux build (parsers.library_lines' link side) whose library
+    `named` accepts (its unversioned soname, libNAME.so)."""
+    if (facts.platform.system or "Linux") != "Linux":
+        return []
+    return [e for e in _said(facts, "library-missing") if e.get("side") == LINK and named(e.get("soname") or "")]
 
 
 # The CUDA toolkit's libraries a build links by -l (the link side names them unversioned: libcurand.so).
