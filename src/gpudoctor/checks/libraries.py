@@ -21,7 +21,7 @@ from gpudoctor.planner.context import Context
 from gpudoctor.planner.where import in_tool
 from gpudoctor.probed import Found
 from gpudoctor.record import Record, record_class
-from gpudoctor.versions import vkey
+from gpudoctor.versions import cuda_from_int, vkey
 
 # typing's constant without typing: a bare check imports this module (bench/README.md, h161)
 TYPE_CHECKING = False
@@ -1424,7 +1424,7 @@ def check_cuda_bindings_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     e = said[0]
     n = int(e.get("driver_cuda") or 0)
-    cuda = f"{n // 1000}.{(n % 1000) // 10}"
+    cuda = cuda_from_int(n)
     yield Finding(
         "cuda-bindings-too-old",
         Severity.ERROR,

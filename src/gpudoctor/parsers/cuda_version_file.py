@@ -13,6 +13,7 @@ from gpudoctor.errors import ParseError
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers._common import require_text
 from gpudoctor.record import Record, record_class
+from gpudoctor.versions import cuda_from_int
 
 
 @record_class(frozen=True, eq=False, repr=False)
@@ -88,4 +89,4 @@ def parse_cuda_h_version(text: str) -> str:
     number = int(match.group(1))
     if number < 1000:
         raise ParseError(f"implausible CUDA_VERSION {number} in cuda.h")
-    return f"{number // 1000}.{(number % 1000) // 10}"
+    return cuda_from_int(number)

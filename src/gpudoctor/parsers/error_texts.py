@@ -12,6 +12,7 @@ from gpudoctor.parsers._common import MAX_TEXT_CHARS
 from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.library_lines import LINK, read_library_lines, stub_libcuda_loaded
 from gpudoctor.record import Record, record_class
+from gpudoctor.versions import cuda_from_int
 
 # Every check imports this module (an NVML error text is classified on any machine without a working driver),
 # while most of its patterns read pasted evidence only: those are compiled at their first use.
@@ -697,7 +698,7 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         if m := scan.search(_CUDNN_LOADED, number):
             add("cudnn-version-mismatch", line, loaded=m.group("loaded"), compiled=m.group("compiled"))
         if m := scan.search(_DRIVER_FOUND, number):
-            add("driver-too-old-found", line, cuda=_cuda_int(m.group("found")))
+            add("driver-too-old-found", line, cuda=cuda_from_int(int(m.group("found"))))  # (PyTorch's "found version 11040")
         if scan.search(_INSUFFICIENT, number):
             add("cuda-driver-insufficient", line)
         if scan.search(_NOT_COMPILED, number):
@@ -986,9 +987,3 @@ def _cc(digits: str) -> str:
     """sm_86 -> 8.6, sm_120 -> 12.0 (a trailing family letter, sm_90a, is dropped)."""
     digits = digits.rstrip("abcdefghijklmnopqrstuvwxyz")
     return f"{digits[:-1]}.{digits[-1]}"
-
-
-def _cuda_int(found: str) -> str:
-    """PyTorch's "found version 11040" (1000 x major + 10 x minor) -> "11.4"."""
-    value = int(found)
-    return f"{value // 1000}.{(value % 1000) // 10}"
