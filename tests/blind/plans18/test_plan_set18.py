@@ -1,7 +1,7 @@
 """The eighteenth blind plan set is whole before anyone runs gpudoctor on it (tests/blind/plans18). The checks are
 the sets' shared ones (tests/blind/setcheck.py's WholeSet: every case has its paste and an expectation written
 before the run, plans the way its evidence says, comes from a thread no other file under tests/ names, every
-pin it claims a dry run for is recorded); this file holds the set's own ranges and thresholds (both collectors
+pin it claims a dry run for is recorded); this file holds the set's own ranges and thresholds (the collectors
 together: 42 cases, 9 fine, 11 ask, 18 broken, 8 on Windows or WSL 2, 7 in containers or clusters)."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from tests.blind import setcheck
 
 class TestSet18(setcheck.WholeSet):
     here = Path(__file__).resolve().parent
-    ranges = {"A (h248, frameworks and NVIDIA)": (1801, 1829, 22), "B (h249, application projects)": (1831, 1859, 20)}
+    ranges = {"A (h248, frameworks and NVIDIA)": (1801, 1829, 22), "B (h249, application projects)": (1831, 1859, 20),
+              "C (h255, the stack's everyday messages, first unused thread)": (1861, 1889, 12)}
     least_cases = 42
     least_evidence = {"fine": 9, "ask": 11, "broken": 18}
     least_windows_or_wsl = 8
