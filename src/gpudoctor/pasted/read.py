@@ -39,7 +39,7 @@ from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.printed import loaded_older
 from gpudoctor.pasted.variants import read_variants
 from gpudoctor.pasted.workloads import read_workloads
-from gpudoctor.versions import version_key
+from gpudoctor.versions import cuda_from_int, version_key
 
 MAX_SOURCE_CHARS = 16 * 1024 * 1024
 
@@ -2249,7 +2249,7 @@ def _from_errors(g: Gathered) -> None:
         elif e.kind == "cuda-driver-insufficient" and e.get("driver_cuda"):
             # cudaDriverGetVersion's number (9020 = CUDA 9.2): the newest CUDA the driver supports.
             n = int(e.get("driver_cuda") or 0)
-            g.driver_cuda = g.driver_cuda or f"{n // 1000}.{(n % 1000) // 10}"
+            g.driver_cuda = g.driver_cuda or cuda_from_int(n)
         elif e.kind == "container-requires-cuda" and re.match(r"^\d+\.\d+$", e.get("driver_cuda") or ""):
             g.driver_cuda = g.driver_cuda or e.get("driver_cuda")  # nvidia-docker 1.0 names the driver's CUDA
         elif e.kind == "driver-too-old-found":
