@@ -60,20 +60,25 @@ def _lines(target: str, log) -> tuple[list[str], list[str]]:
     return lines, expected
 
 
-@pytest.mark.parametrize("shell", sorted(SHELLS))
-def test_prepend_puts_exactly_the_directory_first_and_keeps_the_rest(shell, tmp_path):
+def run_lines(shell: str, tmp_path, script) -> None:
+    """Run the lines `script(target, log, bin_dir)` gives (with _bin's programs on PATH) in `shell`, from an empty
+    folder: the log must read what it expects, and nothing may be created there."""
     shell_exe(shell)
     target = "fish" if shell == "fish" else "posix"
     bin_dir = _bin(tmp_path)
     work = tmp_path / "work"
     work.mkdir()
     log = tmp_path / "log"
-    lines, expected = _lines(target, log)
+    lines, expected = script(target, log, bin_dir)
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
     proc = run_script(shell, lines, cwd=work, env=env, home=tmp_path)
-    got = log.read_text(encoding="utf-8").splitlines()
-    assert got == expected, proc.stderr[-2000:]
-    assert not list(work.iterdir()), f"{shell}: a prepend created files: {list(work.iterdir())}"
+    assert log.read_text(encoding="utf-8").splitlines() == expected, proc.stderr[-2000:]
+    assert not list(work.iterdir()), f"{shell}: a line created files: {list(work.iterdir())}"
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+def test_prepend_puts_exactly_the_directory_first_and_keeps_the_rest(shell, tmp_path):
+    run_lines(shell, tmp_path, lambda target, log, _: _lines(target, log))
 
 
 def test_what_each_shell_reads():
@@ -161,42 +166,32 @@ def test_the_consequence_model_reads_the_step():
     }
 
 
+def _also_lines(target: str, log, bin_dir) -> tuple[list[str], list[str]]:
+    """One directory a program prints put first on LIBRARY_PATH and LD_LIBRARY_PATH (the one unset before), each run
+    counted in the log; then a program that fails."""
+    (bin_dir / "countdir").write_text(f'#!/bin/sh\necho run >> {log}\nprintf "%s\\n" "$GD_PRINT"\n', encoding="utf-8")
+    (bin_dir / "countdir").chmod(0o755)
+    both = PrependPath("LIBRARY_PATH", (Output(("countdir",)), "/lib"), also=("LD_LIBRARY_PATH",))
+    failing = PrependPath("LIBRARY_PATH", (Output(("faildir",)),), also=("LD_LIBRARY_PATH",))
+    fish = target == "fish"
+    reset = ["set -gx LIBRARY_PATH /oldl" if fish else "export LIBRARY_PATH=/oldl"]
+    reset.append("set -e LD_LIBRARY_PATH" if fish else "unset LD_LIBRARY_PATH")
+    record = [f"printenv LIBRARY_PATH >> {log}", f'echo "[$LD_LIBRARY_PATH]" >> {log}']
+    lines, expected = [], []
+    for d in DIRS[:20]:
+        lines += [*reset, render(SetEnv("GD_PRINT", d), target), render(both, target), *record]
+        expected += ["run", f"{d}/lib:/oldl", f"[{d}/lib]"]  # the program once, before both variables
+    lines += [*reset, render(failing, target), *record]
+    expected += ["/oldl", "[]"]
+    return lines, expected
+
+
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 def test_one_lookup_goes_first_on_each_variable_it_names(shell, tmp_path):
     # PrependPath.also (a link's LIBRARY_PATH and the load's LD_LIBRARY_PATH, checks.catalogued.builds): the program
     # that finds the directory runs once, its one answer first on each variable, each keeping its own rest; a program
     # that fails changes neither.
-    shell_exe(shell)
-    target = "fish" if shell == "fish" else "posix"
-    bin_dir = _bin(tmp_path)
-    count = tmp_path / "count"
-    (bin_dir / "countdir").write_text(f'#!/bin/sh\necho run >> {count}\nprintf "%s\\n" "$GD_PRINT"\n', encoding="utf-8")
-    (bin_dir / "countdir").chmod(0o755)
-    log = tmp_path / "log"
-    both = PrependPath("LIBRARY_PATH", (Output(("countdir",)), "/lib"), also=("LD_LIBRARY_PATH",))
-    failing = PrependPath("LIBRARY_PATH", (Output(("faildir",)),), also=("LD_LIBRARY_PATH",))
-    reset = (
-        ["set -gx LIBRARY_PATH /oldl", "set -e LD_LIBRARY_PATH"]
-        if target == "fish"
-        else [
-            "export LIBRARY_PATH=/oldl",
-            "unset LD_LIBRARY_PATH",
-        ]
-    )
-    record = [f"printenv LIBRARY_PATH >> {log}", f'echo "[$LD_LIBRARY_PATH]" >> {log}']
-    lines, expected = [], []
-    for d in DIRS[:20]:
-        lines += [*reset, render(SetEnv("GD_PRINT", d), target), render(both, target), *record]
-        expected += [f"{d}/lib:/oldl", f"[{d}/lib]"]
-    lines += [*reset, render(failing, target), *record]
-    expected += ["/oldl", "[]"]
-    work = tmp_path / "work"
-    work.mkdir()
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
-    proc = run_script(shell, lines, cwd=work, env=env, home=tmp_path)
-    assert log.read_text(encoding="utf-8").splitlines() == expected, proc.stderr[-2000:]
-    assert count.read_text(encoding="utf-8").splitlines() == ["run"] * 20
-    assert not list(work.iterdir())
+    run_lines(shell, tmp_path, _also_lines)
 
 
 def test_one_lookup_for_several_variables_in_each_shell_and_the_model():
