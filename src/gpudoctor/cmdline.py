@@ -196,17 +196,24 @@ class PrependPath(Record):
     `notebook`: the step runs in a notebook cell (Colab, Jupyter), where `!export` changes a shell that ends
     with its line: there it is a Python statement that changes the kernel's environment, which every program
     the notebook starts afterwards (`!program`) inherits.
+    `also`: more list variables the same directory goes first on (LIBRARY_PATH for a link, LD_LIBRARY_PATH for the
+    load), in one line: a program that finds the directory runs once and its one answer goes on each.
     """
 
     name: str
     parts: tuple[Part, ...]
     note: str = ""
     notebook: bool = False
+    also: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parts", tuple(p for p in self.parts if p != ""))
-        if not _NAME.match(self.name) or not self.name.endswith("PATH"):
-            raise Unrenderable(f"not a list-of-directories variable: {self.name!r}")
+        object.__setattr__(self, "also", tuple(self.also))
+        for name in (self.name, *self.also):
+            if not _NAME.match(name) or not name.endswith("PATH"):
+                raise Unrenderable(f"not a list-of-directories variable: {name!r}")
+        if len({self.name, *self.also}) != 1 + len(self.also):
+            raise Unrenderable(f"a variable named twice: {(self.name, *self.also)!r}")
         if not self.parts or not all(isinstance(p, (str, Output, Placeholder)) for p in self.parts):
             raise TypeError(f"a directory must be text and programs' outputs: {self.parts!r}")
 
@@ -216,8 +223,15 @@ class PrependPath(Record):
         texts = _texts(self.parts)
         return "".join(texts) if all(isinstance(p, str) for p in texts) else None  # type: ignore[arg-type]
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every variable the directory goes first on, `name` first."""
+        return (self.name, *self.also)
+
     def to_json(self) -> dict:
         out: dict = {"prepend": self.name, "parts": [p if isinstance(p, str) else p.to_json() for p in _texts(self.parts)]}
+        if self.also:
+            out["also"] = list(self.also)
         if self.note:
             out["note"] = self.note
         if self.notebook:
@@ -533,45 +547,54 @@ def _separator(name: str, target: str) -> str:
 
 
 def _prepend(line: PrependPath, target: str) -> str:
-    name, sep = line.name, _separator(line.name, target)
     pieces_of: tuple[str | Output, ...] = _texts(line.parts)
     if line.notebook:
-        return _prepend_python(name, pieces_of, sep)
+        return _prepend_python(line.names, pieces_of)
     if target == "windows":
         # cmd.exe reads %PATH% and PowerShell $env:Path: no one line does both (cmd's `set` in PowerShell sets a
         # shell variable no program sees), so render_lines gives the PowerShell line, marked as such.
         raise Unrenderable("cmd.exe and PowerShell extend a variable each its own way")
     if target == "posix":
         parts = "".join(quote_posix(p) if isinstance(p, str) else f'"$({_argv(p.argv, "posix")})"' for p in pieces_of)
-        keep = f'"${{{name}:+{sep}${name}}}"'  # the old value after a separator, only where there is one
+        # the old value after a separator, only where there is one
+        keep = {name: f'"${{{name}:+{_separator(name, target)}${name}}}"' for name in line.names}
         if line.literal is not None:
-            return f"export {name}={parts}{keep}"
+            return " && ".join(f"export {name}={parts}{keep[name]}" for name in line.names)
         # An assignment's status is its substitution's: a program that fails adds nothing (an empty entry
-        # would be the current directory).
-        return f'_gd_dir={parts} && export {name}="$_gd_dir"{keep}'
+        # would be the current directory). The program runs once; each variable takes its one answer.
+        return f"_gd_dir={parts} && " + " && ".join(f'export {name}="$_gd_dir"{keep[name]}' for name in line.names)
     if target == "fish":
         # Unquoted (...) splits on newlines only and, where the program prints nothing, is an empty list that
         # adds nothing: every fish 3 reads it; "$(...)" would need 3.4 and add an empty entry on failure.
         parts = "".join(quote_fish(p) if isinstance(p, str) else f"({_argv(p.argv, 'fish')})" for p in pieces_of)
-        return f"set -gx {name} {parts} ${name}"
+        if not line.also:
+            return f"set -gx {line.name} {parts} ${line.name}"
+        # `set`'s status is its substitution's (as SetFrom's fish line): a program that fails sets nothing after it.
+        return f"set -g _gd_dir {parts}; and " + "; and ".join(f"set -gx {n} $_gd_dir ${n}" for n in line.names)
     if target == "powershell":
         pieces = [_ps_string(p) if isinstance(p, str) else f"$( {_argv(p.argv, 'powershell')} )" for p in pieces_of]
-        return f"$env:{name} = " + " + ".join([*pieces, _ps_string(sep), f"$env:{name}"])
+        if not line.also:
+            return f"$env:{line.name} = " + " + ".join([*pieces, _ps_string(_separator(line.name, target)), f"$env:{line.name}"])
+        # (the program once, into a variable of this session; ` ; ` between the statements)
+        return f"$gd_dir = {' + '.join(pieces)} ; " + " ; ".join(
+            f"$env:{n} = $gd_dir + {_ps_string(_separator(n, target))} + $env:{n}" for n in line.names
+        )
     # cmd.exe has no command substitution; `for /f` sets the variable from the program's one line of output.
     text = "".join(p if isinstance(p, str) else "%i" for p in pieces_of)
     for p in pieces_of:
         if isinstance(p, str):
             quote_cmd(p)  # refuses what cmd cannot hold
+    sets = " & ".join(f'set "{n}={text}{_separator(n, target)}%{n}%"' for n in line.names)
     outputs = [p for p in pieces_of if isinstance(p, Output)]
     if not outputs:
-        return f'set "{name}={text}{sep}%{name}%"'
+        return sets
     if len(outputs) > 1:
         raise Unrenderable("cmd.exe sets a variable from one program's output at a time: use PowerShell")
     program = _argv(outputs[0].argv, "cmd")
     if program.startswith('"') or "'" in program:
         # cmd /c strips a leading quote, and `'` ends for /f's command: neither can be held here.
         raise Unrenderable("cmd.exe cannot run this program inside for /f: use PowerShell")
-    return f'for /f "delims=" %i in (\'{program}\') do set "{name}={text}{sep}%{name}%"'
+    return f"for /f \"delims=\" %i in ('{program}') do {sets}"
 
 
 def _set_from(line: SetFrom, target: str) -> str:
@@ -614,10 +637,17 @@ def _python_pieces(parts: tuple[str | Output, ...]) -> list[str]:
     return pieces
 
 
-def _prepend_python(name: str, parts: tuple[str | Output, ...], sep: str) -> str:
-    """A notebook cell's Python statement; every piece a Python literal (repr), no shell involved (_python_pieces)."""
+def _prepend_python(names: tuple[str, ...], parts: tuple[str | Output, ...]) -> str:
+    """A notebook cell's Python statement; every piece a Python literal (repr), no shell involved (_python_pieces).
+    Several variables take the one value, computed once."""
     value = " + ".join(_python_pieces(parts))
-    return f"import os, subprocess; os.environ[{name!r}] = {sep!r}.join(filter(None, [{value}, os.environ.get({name!r}, '')]))"
+    sep = {name: _separator(name, "posix") for name in names}
+    if len(names) == 1:
+        (name,) = names
+        return f"import os, subprocess; os.environ[{name!r}] = {sep[name]!r}.join(filter(None, [{value}, os.environ.get({name!r}, '')]))"
+    return f"import os, subprocess; _gd_dir = {value}; " + "; ".join(
+        f"os.environ[{name!r}] = {sep[name]!r}.join(filter(None, [_gd_dir, os.environ.get({name!r}, '')]))" for name in names
+    )
 
 
 # What IPython expands in a cell's `!` line and in a magic's (`%pip`) before any shell reads it: `$name` and `{expr}`,
@@ -654,7 +684,7 @@ def _cell(line: Line) -> str:
             return f"import os; os.environ.pop({line.name!r}, None)"
         return f"import os; os.environ[{line.name!r}] = {line.value!r}"
     if isinstance(line, PrependPath):
-        return _prepend_python(line.name, _texts(line.parts), _separator(line.name, "posix"))
+        return _prepend_python(line.names, _texts(line.parts))
     if isinstance(line, SetFrom):
         return _set_from_python(line.name, _texts(line.parts))
     raise Unrenderable("a notebook cell cannot evaluate gpudoctor's shell output")

@@ -92,6 +92,18 @@ def cuda_from_int(value: int) -> str:
     return f"{value // 1000}.{(value % 1000) // 10}"
 
 
+def cudnn_from_int(value: int) -> str:
+    """cuDNN's CUDNN_VERSION (cudnnGetVersion()) as "major.minor.patch". cudnn_version.h defines it as MAJOR*1000 +
+    MINOR*100 + PATCHLEVEL before 9.0 (8.2.1 = 8201: Minerallka/cudnn-missed-files-for-cuda-11.4 @55a96dcb,
+    include/cudnn_version.h) and MAJOR*10000 + MINOR*100 + PATCHLEVEL from 9.0 on (9.6.0 = 90600: zspace/system.cuda-12.6
+    @b3d92c83, include/cudnn_version.h; the change is in NVIDIA's cuDNN 9.0.0 release notes,
+    https://docs.nvidia.com/deeplearning/cudnn/release-notes.html). So 8907 -> 8.9.7, 90000 -> 9.0.0, 91002 -> 9.10.2;
+    a number below 90000 is the older encoding, which is also how JAX writes its floor "Minimum supported: 9100"
+    (9.1.0; jax/_src/xla_bridge.py `min_supported_version=9100`, printed in conda-forge/jax-feedstock#149)."""
+    multiplier = 10000 if value >= 90000 else 1000
+    return f"{value // multiplier}.{(value % multiplier) // 100}.{value % 100}"
+
+
 def at_least(version: str | None, floor: str) -> bool | None:
     """Whether `version` >= `floor`; None when `version` is unknown."""
     key = vkey(version)

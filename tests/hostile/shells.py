@@ -101,6 +101,7 @@ _PS_TOKEN = re.compile(
     rf"[{_PS_QUOTES}](?:[^{_PS_QUOTES}]|[{_PS_QUOTES}]{{2}})*[{_PS_QUOTES}]"  # one single-quoted string
     r"|[A-Za-z0-9_./:\\=+,-]+"  # a bare word of plain characters
     r"|\$env:[A-Za-z_][A-Za-z0-9_]*"  # $env:NAME, assigned to
+    r"|\$gd_dir|;"  # gpudoctor's own variable, holding a program's output once (cmdline.PrependPath.also); a statement's end
     r"|[&|=]"  # the call operator, a pipe to Invoke-Expression, an assignment
     r"|\$\(|\)"  # a subexpression around a program's words: its output is a value, never re-read as code
 )

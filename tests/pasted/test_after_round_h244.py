@@ -8,13 +8,20 @@ from tests.pasted.cli_json import blind_case, check, paste
 
 
 def _prepends(doc: dict) -> list[tuple[str, list[str]]]:
-    """(variable, the names its folder finder is asked for) of each PrependPath of the plan."""
+    """(variable, the names its folder finder is asked for) of each PrependPath of the plan, one a variable it names
+    (`also`: the same finder's one answer on more variables)."""
     return [
-        (c["prepend"], c["parts"][0]["output_of"][3:])
+        (name, c["parts"][0]["output_of"][3:])
         for s in doc["plan"]["steps"]
         for c in s["commands"]
         if "prepend" in c and c["parts"] and "output_of" in c["parts"][0]
+        for name in (c["prepend"], *c.get("also", ()))
     ]
+
+
+def _lookups(doc: dict) -> list[list[str]]:
+    """Every program a plan's step runs to find a value (output_of), as often as the plan runs it."""
+    return [p["output_of"] for s in doc["plan"]["steps"] for c in s["commands"] for p in c.get("parts", ()) if "output_of" in p]
 
 
 def _codes(doc: dict) -> list[str]:
@@ -27,6 +34,8 @@ def test_link_time_curand_goes_on_library_path_not_a_loader_fix():
     # LD_LIBRARY_PATH (for the module's load); no "install the CUDA libraries" asks.
     doc = check(blind_case("plans17/cases/1722"))
     assert _prepends(doc) == [("LIBRARY_PATH", ["libcurand.so"]), ("LD_LIBRARY_PATH", ["libcurand.so"])]
+    # the folder is looked up once, its answer on both (it was printed twice, once for each variable)
+    assert [argv[3:] for argv in _lookups(doc)] == [["libcurand.so"]]
     assert _codes(doc).count("framework-cuda-libs-missing") == 1  # the link's finding alone, no loader's beside it
 
 
@@ -43,6 +52,8 @@ def test_two_link_time_cuda_libraries_are_found_together(tmp_path):
     )
     doc = paste(tmp_path, text)
     assert ("LIBRARY_PATH", ["libcurand.so", "libcudart.so"]) in _prepends(doc)
+    assert ("LD_LIBRARY_PATH", ["libcurand.so", "libcudart.so"]) in _prepends(doc)
+    assert [argv[3:] for argv in _lookups(doc)] == [["libcurand.so", "libcudart.so"]]
 
 
 def test_a_run_time_curand_miss_stays_the_loaders(tmp_path):

@@ -9,22 +9,14 @@ package never answers (plans17/1707's reviewers). The quiet twin: a Python trace
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from gpudoctor.facts import NO_PYTHON
-from tests.hostile.test_corpus import run_cli
+from tests.pasted.cli_json import check
 
 BLIND = Path(__file__).resolve().parent.parent / "blind"
-
-
-def _check(path: Path) -> dict:
-    code, out, err = run_cli("check", "--from", str(path), "--format", "json")
-    doc = json.loads(out)
-    assert code == doc["exit_code"], err
-    return doc
 
 
 def _no_python(doc: dict) -> bool:
@@ -32,7 +24,7 @@ def _no_python(doc: dict) -> bool:
 
 
 def test_cpp_source_quoted_with_the_providers_error_asks_no_python():
-    doc = _check(
+    doc = check(
         BLIND / "plans17/cases/1707-ort14837-windows-cpp-cuda-provider-v2-copied-providers-dll-loadlibrary-126-ask/input.txt"
     )
     assert _no_python(doc)
@@ -63,4 +55,4 @@ def test_cpp_source_quoted_with_the_providers_error_asks_no_python():
 def test_cpp_source_is_read_as_a_compiled_program_only_without_python(tmp_path, text, compiled):
     paste = tmp_path / "input.txt"
     paste.write_text(text, encoding="utf-8")
-    assert _no_python(_check(paste)) is compiled
+    assert _no_python(check(paste)) is compiled

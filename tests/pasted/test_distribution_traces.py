@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from gpudoctor.cmdline import Cmd
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
-from gpudoctor.pasted.distro_traces import agreed, read_traces
+from gpudoctor.pasted.distro_traces import DISTRIBUTIONS, agreed, read_traces
+from gpudoctor.pasted.gathered import Gathered
+from gpudoctor.pasted.read import _os as read_os_field
 from gpudoctor.planner.remedy import family
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -169,3 +173,22 @@ def test_quiet_twins_an_image_tag_two_named_distributions_and_a_docker_run():
     assert read_traces([("t", text.splitlines())])
     distro = _diagnose(text).facts.platform.distro
     assert (distro.id, distro.id_like) == (None, None)
+
+
+@pytest.mark.parametrize("name,distro", [(name, distro) for name, distro, _, _ in DISTRIBUTIONS])
+def test_each_distribution_name_is_read_by_the_sentence_and_the_os_field_readers(name, distro):
+    """pasted.distro_traces.DISTRIBUTIONS is the one list of names: a row added there is read both in a sentence about
+    the machine (a trace with its ID) and as an OS field's answer (the platform Linux, gpudoctor.pasted.read._os)."""
+    said = name.title()
+    traces = read_traces([("t", [f"The error happens when running {said} with two GPUs."])])
+    assert [(t.distro, t.means) for t in traces] == [(distro, "the distribution the reporter names")]
+    g = Gathered()
+    assert read_os_field(g, said) is True
+    assert g.system == "Linux"
+
+
+def test_rhel_in_an_os_field_is_linux():
+    # "RHEL" was in the sentence reader's names and not in the OS field's: a form's "OS: RHEL 8.6" named no platform
+    g = Gathered()
+    assert read_os_field(g, "RHEL 8.6") is True
+    assert (g.system, g.os_pretty) == ("Linux", "RHEL 8.6")

@@ -10,22 +10,18 @@ program's own faults and lines that name no part of the GPU stack.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from gpudoctor.parsers.failure_lines import KIND, read_failure_lines
-from tests.hostile.test_corpus import run_cli
+from tests.pasted.cli_json import check
 
 BLIND = Path(__file__).resolve().parent.parent / "blind"
 
 
 def _case(path: str) -> dict:
-    code, out, err = run_cli("check", "--from", str(BLIND / path / "input.txt"), "--format", "json")
-    doc = json.loads(out)
-    assert code == doc["exit_code"], err
-    return doc
+    return check(BLIND / path / "input.txt")
 
 
 def _unexplained(doc: dict) -> dict:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpudoctor.parsers.error_texts import extract_evidence
-from gpudoctor.pasted.printed import cudnn_from_int, printed_versions
+from gpudoctor.pasted.printed import printed_versions
 from tests.pasted.cli_json import blind_case, check
 
 
@@ -34,8 +34,11 @@ def test_the_loaded_cudnn_each_program_prints_in_its_own_form():
     assert _printed("plans13/cases/1351") == [("cudnn", "8.5.0", "")]
     # CuPy's show_config: the runtime's row (7605) read, its "cuDNN Build Version" row not (cupy/cupy#3193)
     assert _printed("plans7/cases/617") == [("cudnn", "7.6.5", "")]
-    # cuDNN 9 counts MAJOR*10000 (torch.backends.cudnn.version() 90100 is 9.1.0)
-    assert (cudnn_from_int(8100), cudnn_from_int(90100), cudnn_from_int(7605)) == ("8.1.0", "9.1.0", "7.6.5")
+    # cuDNN 9 counts MAJOR*10000: XLA's line for a 9.1.0 library (the decoder: versions.cudnn_from_int)
+    assert [p.version for p in printed_versions(["Loaded cuDNN version 90100", "Loaded cuDNN version 8907"])] == [
+        "9.1.0",
+        "8.9.7",
+    ]
 
 
 def test_form_fields_and_collect_env_rows_are_not_a_loaded_library():

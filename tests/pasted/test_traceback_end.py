@@ -9,21 +9,17 @@ the thread printed it (named at each test); the expectations are written by hand
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from gpudoctor.parsers.failure_lines import KIND, read_failure_lines
-from tests.hostile.test_corpus import run_cli
+from tests.pasted.cli_json import check
 
 HERE = Path(__file__).resolve().parent / "tracebacks"
 BLOCKING = ("warning", "error", "critical")
 
 
 def _check(name: str) -> dict:
-    code, out, err = run_cli("check", "--from", str(HERE / name), "--format", "json")
-    doc = json.loads(out)
-    assert code == doc["exit_code"], err
-    return doc
+    return check(HERE / name)
 
 
 def _blocking(doc: dict) -> list[str]:
@@ -50,9 +46,7 @@ def test_a_missing_module_is_named_and_asked_of_the_interpreter_the_paste_shows(
     )
     edited = tmp_path / "sinet-45-module-not-found-apex.txt"
     edited.write_text((HERE / edited.name).read_text(encoding="utf-8").replace("apex", "thop"), encoding="utf-8")
-    code, out, err = run_cli("check", "--from", str(edited), "--format", "json")
-    doc = json.loads(out)
-    assert code == doc["exit_code"], err
+    doc = check(edited)
     assert _blocking(doc) == ["pasted-error-unexplained"]
     (finding,) = doc["findings"]
     assert finding["title"].startswith("NOT DECIDED:") and "(thop)" in finding["title"]

@@ -9,26 +9,18 @@ ldconfig), and the onnxruntime release the text states decides the DLLs the prov
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.hostile.test_corpus import run_cli
+from tests.pasted.cli_json import check
 
 BLIND = Path(__file__).resolve().parent.parent / "blind"
 
 
-def _check(path: Path) -> dict:
-    code, out, err = run_cli("check", "--from", str(path), "--format", "json")
-    doc = json.loads(out)
-    assert code == doc["exit_code"], err
-    return doc
-
-
 def test_the_message_with_a_release_stated_names_the_dlls_on_windows():
     # plans17/1749: "i am using cuda 11.8, onnxruntime-gpu 1.16.3 and python 3.10.0" and the message; no OS named
-    doc = _check(
+    doc = check(
         BLIND
         / "plans17/cases/1749-deeplivecam-948-windows-py3100-onnxruntime-gpu-1163-cuda118-cudnn8-missing-cuda-path-set-not-loaded"
         / "input.txt"
@@ -52,7 +44,7 @@ def test_the_message_with_a_release_stated_names_the_dlls_on_windows():
 def test_the_message_says_windows_only_where_no_linux_is_named(tmp_path, text, system):
     paste = tmp_path / "input.txt"
     paste.write_text(text, encoding="utf-8")
-    assert _check(paste)["facts"]["platform"]["system"] == system
+    assert check(paste)["facts"]["platform"]["system"] == system
 
 
 @pytest.mark.parametrize(
@@ -67,7 +59,7 @@ def test_the_message_says_windows_only_where_no_linux_is_named(tmp_path, text, s
 def test_the_missing_provider_dlls_are_found_on_disk_then_put_on_path(case):
     """(h245) The plan goes past where.exe: it lists where cuDNN's DLLs lie on the disk, the folder whose bin goes first
     on PATH (its line told for both shells, planner.deciders), and names the CUDA 11 and cuDNN 8 releases to install."""
-    doc = _check(BLIND / case / "input.txt")
+    doc = check(BLIND / case / "input.txt")
     (finding,) = [f for f in doc["findings"] if f["code"] == "framework-cuda-libs-missing"]
     argvs = [c["argv"] for c in finding["remediation"]["argv"]]
     assert argvs == [

@@ -126,6 +126,17 @@ def pasted_findings(text: str) -> dict:
     return {f.code: f for f in pasted_report(text).findings}
 
 
+def planned_findings(text: str) -> dict:
+    """The findings of a pasted report as `check --from` prints them (gpudoctor.pipeline.check: each command through the
+    planner's filters, gpudoctor.planner.deciders), by code."""
+    from gpudoctor.pasted import Source, read_pasted
+    from gpudoctor.pipeline import CheckRequest, check
+
+    done = check(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")), CheckRequest())
+    assert not done.report.internal_errors, done.report.internal_errors
+    return {f.code: f for f in done.report.findings}
+
+
 def argv_words(remediation) -> list[tuple[str, ...]]:
     """The argv of each command step of a remediation, every word as text (a placeholder by its name)."""
     from gpudoctor.cmdline import Cmd

@@ -251,3 +251,34 @@ def test_no_recorded_case_prints_a_command_whose_precondition_is_unmet():
     assert not any(n.startswith(BLIND + ":") for n in names) and len(names) > 900  # never the blind set being collected
     found = [(name, v.command, v.reason) for name, path in cases() for v in unmet(path)]
     assert found == []
+
+
+TRT_ENGINE_R470 = next((BLIND / "plans17/cases").glob("1706-*"))
+
+
+def _step_of(done, argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The codes of the plan step that prints `argv`."""
+    (step,) = [s for s in done.plan.steps if any(isinstance(c, Cmd) and tuple(map(str, c.argv)) == argv for c in s.commands)]
+    return tuple(step.codes)
+
+
+def test_every_checks_step_is_printed_in_the_form_the_tool_shown_runs():
+    # The planner's filter (deciders.released) holds every check's step to the release the report shows, with
+    # tool_floors.runnable among its rules (it was applied by the TensorRT engine check alone).
+    # The TensorRT engine check, on a GTX 1050 Ti whose form says driver 470.129.06 (plans17 1706): R470's nvidia-smi has
+    # no compute_cap field, so the step queries the GPUs' names.
+    trt = _checked(TRT_ENGINE_R470)
+    names = ("nvidia-smi", "--query-gpu=index,name", "--format=csv")
+    assert _step_of(trt, names) == ("tensorrt-engine-not-portable",)
+    assert not [a for a in _argvs(trt) if any("compute_cap" in w for w in a)]
+    # The container runtime's check, on a node set up with nvidia-docker2 (plans9 901): nvidia-ctk's release is not
+    # shown, so it is asked before the command that needs 1.11.
+    ctk = _checked(K8S_NVIDIA_DOCKER2)
+    assert _step_of(ctk, ("nvidia-ctk", "--version")) == _step_of(ctk, CONFIGURE_DOCKER_DEFAULT)
+    assert _step_of(ctk, CONFIGURE_DOCKER_DEFAULT) != _step_of(trt, names)
+    # And the same query in any other check's fix is printed in its older form on that machine.
+    query = Cmd(("nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv"))
+    other = released(Remediation("Find the GPU's capability.", (query,), component="driver"), trt.report.facts)
+    assert [c.argv for c in other.commands] == [("nvidia-smi", "--query-gpu=name", "--format=csv")]
+    # Quiet twin: with no driver shown the field stays.
+    assert released(Remediation("x", (query,), component="driver"), ctk.report.facts).commands == (query,)

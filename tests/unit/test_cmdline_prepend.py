@@ -60,20 +60,25 @@ def _lines(target: str, log) -> tuple[list[str], list[str]]:
     return lines, expected
 
 
-@pytest.mark.parametrize("shell", sorted(SHELLS))
-def test_prepend_puts_exactly_the_directory_first_and_keeps_the_rest(shell, tmp_path):
+def run_lines(shell: str, tmp_path, script) -> None:
+    """Run the lines `script(target, log, bin_dir)` gives (with _bin's programs on PATH) in `shell`, from an empty
+    folder: the log must read what it expects, and nothing may be created there."""
     shell_exe(shell)
     target = "fish" if shell == "fish" else "posix"
     bin_dir = _bin(tmp_path)
     work = tmp_path / "work"
     work.mkdir()
     log = tmp_path / "log"
-    lines, expected = _lines(target, log)
+    lines, expected = script(target, log, bin_dir)
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
     proc = run_script(shell, lines, cwd=work, env=env, home=tmp_path)
-    got = log.read_text(encoding="utf-8").splitlines()
-    assert got == expected, proc.stderr[-2000:]
-    assert not list(work.iterdir()), f"{shell}: a prepend created files: {list(work.iterdir())}"
+    assert log.read_text(encoding="utf-8").splitlines() == expected, proc.stderr[-2000:]
+    assert not list(work.iterdir()), f"{shell}: a line created files: {list(work.iterdir())}"
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+def test_prepend_puts_exactly_the_directory_first_and_keeps_the_rest(shell, tmp_path):
+    run_lines(shell, tmp_path, lambda target, log, _: _lines(target, log))
 
 
 def test_what_each_shell_reads():
@@ -116,7 +121,10 @@ def test_what_cannot_be_held_is_refused():
 
 def test_powershell_lines_quote_every_directory():
     for d in DIRS:
-        for line in render_all([PrependPath("PATH", (d,)), PrependPath("PATH", (Output(("python", "-c", d)), d))], "powershell"):
+        both = PrependPath("PATH", (Output(("python", "-c", d)), d), also=("LIBRARY_PATH",))
+        for line in render_all(
+            [PrependPath("PATH", (d,)), PrependPath("PATH", (Output(("python", "-c", d)), d)), both], "powershell"
+        ):
             assert powershell_problem(line) is None, (d, line)
 
 
@@ -156,3 +164,68 @@ def test_the_consequence_model_reads_the_step():
         "parts": [{"output_of": ["py"]}, "\\bin"],
         "notebook": True,
     }
+
+
+def _also_lines(target: str, log, bin_dir) -> tuple[list[str], list[str]]:
+    """One directory a program prints put first on LIBRARY_PATH and LD_LIBRARY_PATH (the one unset before), each run
+    counted in the log; then a program that fails."""
+    (bin_dir / "countdir").write_text(f'#!/bin/sh\necho run >> {log}\nprintf "%s\\n" "$GD_PRINT"\n', encoding="utf-8")
+    (bin_dir / "countdir").chmod(0o755)
+    both = PrependPath("LIBRARY_PATH", (Output(("countdir",)), "/lib"), also=("LD_LIBRARY_PATH",))
+    failing = PrependPath("LIBRARY_PATH", (Output(("faildir",)),), also=("LD_LIBRARY_PATH",))
+    fish = target == "fish"
+    reset = ["set -gx LIBRARY_PATH /oldl" if fish else "export LIBRARY_PATH=/oldl"]
+    reset.append("set -e LD_LIBRARY_PATH" if fish else "unset LD_LIBRARY_PATH")
+    record = [f"printenv LIBRARY_PATH >> {log}", f'echo "[$LD_LIBRARY_PATH]" >> {log}']
+    lines, expected = [], []
+    for d in DIRS[:20]:
+        lines += [*reset, render(SetEnv("GD_PRINT", d), target), render(both, target), *record]
+        expected += ["run", f"{d}/lib:/oldl", f"[{d}/lib]"]  # the program once, before both variables
+    lines += [*reset, render(failing, target), *record]
+    expected += ["/oldl", "[]"]
+    return lines, expected
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+def test_one_lookup_goes_first_on_each_variable_it_names(shell, tmp_path):
+    # PrependPath.also (a link's LIBRARY_PATH and the load's LD_LIBRARY_PATH, checks.catalogued.builds): the program
+    # that finds the directory runs once, its one answer first on each variable, each keeping its own rest; a program
+    # that fails changes neither.
+    run_lines(shell, tmp_path, _also_lines)
+
+
+def test_one_lookup_for_several_variables_in_each_shell_and_the_model():
+    line = PrependPath("LIBRARY_PATH", (Output(("finddir",)),), also=("LD_LIBRARY_PATH",))
+    assert line.to_json() == {"prepend": "LIBRARY_PATH", "parts": [{"output_of": ["finddir"]}], "also": ["LD_LIBRARY_PATH"]}
+    assert render(line, "powershell") == (
+        "$gd_dir = $( finddir ) ; $env:LIBRARY_PATH = $gd_dir + ';' + $env:LIBRARY_PATH ; "
+        "$env:LD_LIBRARY_PATH = $gd_dir + ':' + $env:LD_LIBRARY_PATH"
+    )
+    assert powershell_problem(render(line, "powershell")) is None
+    assert render(line, "cmd") == (
+        'for /f "delims=" %i in (\'finddir\') do set "LIBRARY_PATH=%i;%LIBRARY_PATH%" & '
+        'set "LD_LIBRARY_PATH=%i:%LD_LIBRARY_PATH%"'
+    )
+    # the consequence model reads it as one action over both names
+    a = classify(line)
+    assert (a.kind, a.name, a.line.names) == ("env-prepend", "LIBRARY_PATH", ("LIBRARY_PATH", "LD_LIBRARY_PATH"))
+    with pytest.raises(Unrenderable):
+        PrependPath("PATH", ("/x",), also=("PATH",))  # one variable twice
+    with pytest.raises(Unrenderable):
+        PrependPath("PATH", ("/x",), also=("LD_PRELOAD",))  # not a list of directories
+
+
+def test_the_notebook_form_sets_each_variable_from_one_run(tmp_path):
+    count = tmp_path / "count"
+    printer = Output((sys.executable, "-S", "-c", f"open({str(count)!r}, 'a').write('run\\n'); print('/found')"))
+    lines = [
+        render(PrependPath("LIBRARY_PATH", (printer,), also=("LD_LIBRARY_PATH",), notebook=True), "posix"),
+        "print(repr((os.environ['LIBRARY_PATH'], os.environ['LD_LIBRARY_PATH'])))",
+    ]
+    script = tmp_path / "cell.py"
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {**os.environ, "LIBRARY_PATH": "/oldl", "LD_LIBRARY_PATH": ""}
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert eval(done.stdout.strip()) == ("/found:/oldl", "/found")  # noqa: S307 - the repr printed by the script above
+    assert count.read_text(encoding="utf-8").splitlines() == ["run"]

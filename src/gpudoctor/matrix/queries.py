@@ -572,12 +572,6 @@ class Matrix:
                 return m
         return None
 
-    def decode_cudnn_version(self, number: int) -> str:
-        """cudnnGetVersion()/CUDNN_VERSION integer -> "X.Y.Z" (8907 -> "8.9.7", 90100 -> "9.1.0")."""
-        n = int(number)
-        mult = 10000 if n >= 90000 else 1000
-        return f"{n // mult}.{(n % mult) // 100}.{n % 100}"
-
     # ------------------------------------------------------------------ frameworks
 
     def companion_releases(self, package: str) -> tuple[CompanionRelease, ...]:

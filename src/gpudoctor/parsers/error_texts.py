@@ -12,7 +12,7 @@ from gpudoctor.parsers._common import MAX_TEXT_CHARS
 from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.library_lines import LINK, read_library_lines, stub_libcuda_loaded
 from gpudoctor.record import Record, record_class
-from gpudoctor.versions import cuda_from_int
+from gpudoctor.versions import cuda_from_int, cudnn_from_int
 
 # Every check imports this module (an NVML error text is classified on any machine without a working driver),
 # while most of its patterns read pasted evidence only: those are compiled at their first use.
@@ -859,8 +859,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add(
                 "cudnn-version-mismatch",
                 m.group(0),
-                loaded=_cudnn_int(m.group("loaded")),
-                compiled=_cudnn_int(m.group("compiled")),
+                loaded=cudnn_from_int(int(m.group("loaded"))),
+                compiled=cudnn_from_int(int(m.group("compiled"))),
             )
     if m := _CONTAINER_CUDA.search(joined):
         add("container-requires-cuda", joined[max(0, m.start() - 60) : m.end()], cuda=m.group("cuda"))
@@ -971,12 +971,6 @@ def _product_name(text: str) -> str:
         else:
             break
     return text[start:]
-
-
-def _cudnn_int(value: str) -> str:
-    """cuDNN's CUDNN_VERSION number as JAX prints it: 8906 -> 8.9.6, 9100 -> 9.1.0 (major x 1000 + minor x 100 + patch)."""
-    n = int(value)
-    return f"{n // 1000}.{(n % 1000) // 100}.{n % 100}"
 
 
 def _bytes(value: str, unit: str) -> str:

@@ -63,32 +63,49 @@ _TOOL_FAMILY = {"apt-get": "debian", "apt": "debian", "dnf": "rhel", "yum": "rhe
 # their base's driver packages differ from the family's default (Debian's nvidia-driver is no package on Mint). The release is read where its form is the one VERSION_ID holds (Ubuntu's YY.MM,
 # Debian's, Fedora's and the RHEL family's major), else none. A sentence that names two distributions gives two traces
 # that disagree, and decide nothing (agreed).
+#
+# DISTRIBUTIONS is the one list of distribution names read in pasted text, for this sentence reader and an OS field's
+# reader (gpudoctor.pasted.read._os, through `names_a_distribution`) alike. A row: the name as written (lower case,
+# words apart), its os-release(5) ID, its family, and the word that shows it in a line (the prefilter; "red" or
+# "arch" alone would be any word).
+DISTRIBUTIONS: tuple[tuple[str, str, str, str], ...] = (
+    ("fedora", "fedora", "rhel", "fedora"),
+    ("centos", "centos", "rhel", "centos"),
+    ("rhel", "rhel", "rhel", "rhel"),
+    ("red hat enterprise linux", "rhel", "rhel", "red hat"),
+    ("rocky linux", "rocky", "rhel", "rocky"),
+    ("almalinux", "almalinux", "rhel", "almalinux"),
+    ("opensuse", "opensuse", "suse", "suse"),
+    ("opensuse leap", "opensuse-leap", "suse", "suse"),
+    ("opensuse tumbleweed", "opensuse-tumbleweed", "suse", "suse"),
+    ("ubuntu", "ubuntu", "debian", "ubuntu"),
+    ("debian", "debian", "debian", "debian"),
+    ("arch linux", "arch", "arch", "arch linux"),
+)
+_NAMED_ID = {name: (distro, family) for name, distro, family, _ in DISTRIBUTIONS}
+# A plain-text prefilter: the pattern runs only on a line holding one of the words (lower case).
+_NAMED_WORDS = tuple(dict.fromkeys(word for *_, word in DISTRIBUTIONS))
 _NAMED = re.compile(
     r"\b(?:on|using|running|under)\s+(?:(?:a|an|my|the)\s+)?"
-    r"(?P<name>fedora|centos|rhel|red\s+hat\s+enterprise\s+linux|rocky\s+linux|almalinux|opensuse(?:\s+(?:leap|tumbleweed))?"
-    r"|ubuntu|debian|arch\s+linux)(?![\w:/+-]|\.\w)"
+    # the longest name first: "opensuse leap" before "opensuse"
+    r"(?P<name>"
+    + "|".join(re.escape(name).replace(r"\ ", r"\s+") for name in sorted(_NAMED_ID, key=len, reverse=True))
+    + r")(?![\w:/+-]|\.\w)"
     r"(?:\s+(?:(?P<yymm>\d{2}\.\d{2})(?:\.\d+)?|(?P<major>\d{1,2})(?:\.\d+)?)(?![\w/+-]|\.\w))?",
     re.IGNORECASE,
 )
-_NAMED_ID = {
-    "fedora": ("fedora", "rhel"),
-    "centos": ("centos", "rhel"),
-    "rhel": ("rhel", "rhel"),
-    "red hat enterprise linux": ("rhel", "rhel"),
-    "rocky linux": ("rocky", "rhel"),
-    "almalinux": ("almalinux", "rhel"),
-    "opensuse": ("opensuse", "suse"),
-    "opensuse leap": ("opensuse-leap", "suse"),
-    "opensuse tumbleweed": ("opensuse-tumbleweed", "suse"),
-    "ubuntu": ("ubuntu", "debian"),
-    "debian": ("debian", "debian"),
-    "arch linux": ("arch", "arch"),
-}
+
+
+def names_a_distribution(text: str) -> bool:
+    """Whether `text` holds one of DISTRIBUTIONS' words (any case): an OS field's answer that names a Linux
+    distribution."""
+    low = text.lower()
+    return any(word in low for word in _NAMED_WORDS)
+
+
 # A sentence about another time names no distribution of this host ("It worked on Ubuntu 22.04 LTS last year.": the
 # machine that worked, not the one that fails; tests/pasted/test_distribution_line.py's quiet twin).
 _ELSEWHEN = re.compile(r"\b(?:worked|was working|used to|last (?:year|month|week)|previously|in the past)\b", re.IGNORECASE)
-# A plain-text prefilter: the pattern runs only on a line holding one of the names' first words (lower case).
-_NAMED_WORDS = ("fedora", "centos", "rhel", "red hat", "rocky", "almalinux", "opensuse", "ubuntu", "debian", "arch linux")
 # Debian's multiarch library directory, <libdir>/<triplet> (Debian's multiarch spec:
 # https://wiki.debian.org/Multiarch/Implementation, "Filesystem layout"); RPM distributions use /usr/lib64.
 _MULTIARCH = re.compile(r"(?<![\w/])/usr/lib/(?:x86_64|aarch64|powerpc64le)-linux-gnu\b")
@@ -137,8 +154,7 @@ def _line_traces(line: str) -> list[Trace]:
         out.append(Trace("ubuntu", "debian", m.group("release") or "", "a package version built for Ubuntu", said))
     if m := _PACKAGE_RUN.match(said):
         out.append(Trace("", _TOOL_FAMILY[m.group("tool")], "", f"{m.group('tool')} run", said))
-    low = said.lower()
-    named = any(w in low for w in _NAMED_WORDS) and not _ELSEWHEN.search(said)
+    named = names_a_distribution(said) and not _ELSEWHEN.search(said)
     for m in _NAMED.finditer(said) if named else ():
         distro, fam = _NAMED_ID[" ".join(m.group("name").lower().split())]
         release = ""

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.error_texts import ErrorEvidence
 from gpudoctor.record import Record, record_class
+from gpudoctor.versions import cudnn_from_int
 
 if TYPE_CHECKING:
     from gpudoctor.pasted.gathered import Gathered
@@ -48,15 +49,6 @@ class Printed(Record):
     version: str
     line: str
     program: str = ""  # the program whose own form it is, where only one prints it (Paddle's device line)
-
-
-def cudnn_from_int(value: int) -> str:
-    """cudnnGetVersion()'s integer as major.minor.patch: MAJOR*1000 + MINOR*100 + PATCH before cuDNN 9 (8100 -> 8.1.0),
-    MAJOR*10000 + MINOR*100 + PATCH from cuDNN 9 on (90100 -> 9.1.0), as Paddle decodes it (gpu_resources.cc
-    @00816fcb: `version < 9000 ? version / 1000 : version / 10000`)."""
-    if value < 9000:
-        return f"{value // 1000}.{(value % 1000) // 100}.{value % 100}"
-    return f"{value // 10000}.{(value % 10000) // 100}.{value % 100}"
 
 
 def printed_versions(lines: Iterable[str]) -> list[Printed]:

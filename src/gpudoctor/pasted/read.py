@@ -33,13 +33,13 @@ from gpudoctor.parsers.catalogue import match as catalogue_match
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
 from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, output_only, unspace
 from gpudoctor.pasted.cues import linux_side_in_wsl, read_cues, without_unanswered
-from gpudoctor.pasted.distro_traces import agreed, read_traces
+from gpudoctor.pasted.distro_traces import agreed, names_a_distribution, read_traces
 from gpudoctor.pasted.failing import read_failing_command
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.printed import loaded_older
 from gpudoctor.pasted.variants import read_variants
 from gpudoctor.pasted.workloads import read_workloads
-from gpudoctor.versions import version_key
+from gpudoctor.versions import cuda_from_int, version_key
 
 MAX_SOURCE_CHARS = 16 * 1024 * 1024
 
@@ -1376,10 +1376,10 @@ def _os(g: Gathered, text: str) -> bool:
     # WSL's Linux and Windows is its host, as a WSL report's Windows paths are (pasted.cues._windows); the Windows
     # side's commands (wsl.exe, the Windows driver) are the plan's to place, not the platform's.
     wsl = "wsl" in low
-    linux = any(
-        w in low for w in ("ubuntu", "debian", "linux", "centos", "fedora", "rocky", "red hat", "suse", "almalinux")
-    ) or bool(
-        re.search(r"\barch\b(?![-=])", low)  # Arch as a word: not "aarch64", "search", "-arch=" of a compiler
+    linux = (
+        "linux" in low
+        or names_a_distribution(low)
+        or bool(re.search(r"\barch\b(?![-=])", low))  # Arch as a word: not "aarch64", "search", "-arch=" of a compiler
     )
     mac = "macos" in low or "mac os" in low or "darwin" in low
     # An answer that names two platforms ("Linux, Windows": llama.cpp's form lets the reporter tick several) says
@@ -2249,7 +2249,7 @@ def _from_errors(g: Gathered) -> None:
         elif e.kind == "cuda-driver-insufficient" and e.get("driver_cuda"):
             # cudaDriverGetVersion's number (9020 = CUDA 9.2): the newest CUDA the driver supports.
             n = int(e.get("driver_cuda") or 0)
-            g.driver_cuda = g.driver_cuda or f"{n // 1000}.{(n % 1000) // 10}"
+            g.driver_cuda = g.driver_cuda or cuda_from_int(n)
         elif e.kind == "container-requires-cuda" and re.match(r"^\d+\.\d+$", e.get("driver_cuda") or ""):
             g.driver_cuda = g.driver_cuda or e.get("driver_cuda")  # nvidia-docker 1.0 names the driver's CUDA
         elif e.kind == "driver-too-old-found":

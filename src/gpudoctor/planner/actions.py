@@ -20,7 +20,7 @@ Kinds (`Action.kind`):
                                              a machine owner key queued for the next boot (mokutil --import)
   reboot                                     reboot, Restart-Computer
   env-set, env-unset, shell-env              a variable of this shell; gpudoctor's own --shell output (eval)
-  env-prepend                                a directory put first on LD_LIBRARY_PATH or PATH, the rest kept
+  env-prepend                                a directory put first on LD_LIBRARY_PATH or PATH (and any `also`), the rest kept
   link-switch                                gpudoctor switch-cuda: /usr/local/cuda re-pointed
   container-run, container-restart,          docker run --gpus, docker restart, nvidia-ctk (the host's runtime),
   runtime-config, service-restart            systemctl restart

@@ -12,6 +12,7 @@ of a container it runs in: a driver fix there is decided by the host's release (
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -382,7 +383,9 @@ def _holds_placeholder(r: Remediation) -> bool:
 # A plan is printed for the machine of its era (issue 27, kinds 3 and 8): gpudoctor.planner.tool_floors holds the
 # release each tool needs for the option a command uses. Where the report shows no release, the command whose output
 # shows it comes first (tool_floors says why an ask, per product); where it shows an older
-# one, that command and the ones after it (which may depend on it) are prose, with the release they need.
+# one, that command and the ones after it (which may depend on it) are prose, with the release they need. A command
+# with an older form that runs everywhere (nvidia-smi without a query field the driver shown lacks:
+# tool_floors.runnable) is printed in that form, whichever check wrote it.
 
 
 def with_release_asks(findings: Sequence[Finding], facts: Any) -> list[Finding]:
@@ -408,13 +411,15 @@ def with_release_asks(findings: Sequence[Finding], facts: Any) -> list[Finding]:
 
 
 def released(r: Remediation, facts: Any, target: str = "posix") -> Remediation:
-    """`r` (and its alternative) with the release asks its commands need (`with_release_asks`)."""
+    """`r` (and its alternative) with the release asks its commands need and each command in the form the machine
+    shown runs (`with_release_asks`)."""
     from gpudoctor.planner import tool_floors
 
     alt = released(r.alternative, facts, target) if r.alternative is not None else None
     lines: list[Line] = []
     installed: set[str] = set()
-    for at, c in enumerate(r.commands):
+    commands = tuple(tool_floors.runnable(c, facts) if isinstance(c, Cmd) else c for c in r.commands)
+    for at, c in enumerate(commands):
         fl = tool_floors.floor_of(c)
         product = fl.product if fl is not None else None
         for p in tool_floors.PRODUCTS:
@@ -428,7 +433,7 @@ def released(r: Remediation, facts: Any, target: str = "posix") -> Remediation:
             lines.append(c)
             continue
         if got is not None and got.exact:
-            later = r.commands[at:]
+            later = commands[at:]
             summary = (
                 f"{r.summary} {product.name} {fl.minimum} or newer is needed for the next command (the report shows "
                 f"{got.version}: {got.line}); once it is upgraded: " + "; ".join(shown(x, target) for x in later) + "."
@@ -439,6 +444,6 @@ def released(r: Remediation, facts: Any, target: str = "posix") -> Remediation:
         if not any(isinstance(x, Cmd) and x.argv == argv for x in lines):
             lines.append(ask)
         lines.append(c)
-    if alt is r.alternative and len(lines) == len(r.commands):
+    if alt is r.alternative and len(lines) == len(r.commands) and all(map(operator.is_, lines, r.commands)):
         return r
     return replace(r, commands=tuple(lines), alternative=alt)

@@ -747,7 +747,12 @@ def apply(s: State, a: Action) -> None:
             s.facts = _set_env(s.facts, a.name, a.value)
         s.write(("env", a.name), str(a.value), a)
     elif k == "env-prepend":
-        _prepend(s, a)
+        # One directory on each variable the line names (PrependPath.also: a link's LIBRARY_PATH and the load's
+        # LD_LIBRARY_PATH), each followed as its own line would be.
+        line = a.line
+        assert isinstance(line, PrependPath)
+        for name in line.names:
+            _prepend(s, replace(a, name=name))
     elif k == "link-switch":
         _switch_link(s, a)
     elif k == "shell-env":

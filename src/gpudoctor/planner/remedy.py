@@ -149,7 +149,8 @@ def kept(facts: Facts, commands: tuple[Line, ...]) -> tuple[Line, ...]:
         # one argument per variable, in the order of its last setting: +NAME once per directory put first on it
         counts: dict[str, int] = {}
         for c in settings:
-            counts[c.name] = counts.pop(c.name, 0) + 1 if isinstance(c, PrependPath) else 0
+            for name in c.names if isinstance(c, PrependPath) else (c.name,):
+                counts[name] = counts.pop(name, 0) + 1 if isinstance(c, PrependPath) else 0
         texts = tuple("+" * n + name for name, n in counts.items())
         program = KEEP_VALUES[key]
     else:

@@ -375,8 +375,9 @@ def instead(line: Cmd) -> Cmd | None:
 
 
 def runnable(line: Cmd, facts: Any) -> Cmd:
-    """`line` where it runs on the machine the report shows, else its older form (`instead`): for a check that writes
-    a plan step's command, which the asker's filter (gpudoctor.pasted.ask) never sees."""
+    """`line` where it runs on the machine the report shows, else its older form (`instead`): applied by the planner to
+    every plan step's command (gpudoctor.planner.deciders.released), which the asker's filter (gpudoctor.pasted.ask)
+    never sees."""
     if _smi_unrunnable(line, facts) is None:
         return line
     return instead(line) or line

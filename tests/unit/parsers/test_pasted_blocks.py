@@ -238,6 +238,12 @@ def test_windows_paths_in_tracebacks() -> None:
             "cudnn-version-mismatch",
             {"loaded": "8.9.7", "compiled": "9.1.0"},
         ),
+        # cuDNN 9's CUDNN_VERSION counts MAJOR*10000 (versions.cudnn_from_int): 90100 is 9.1.0, never 90.1.0
+        (
+            "CUDA backend failed to initialize: Found cuDNN version 90100, but JAX was built against version 90300, which is newer.",
+            "cudnn-version-mismatch",
+            {"loaded": "9.1.0", "compiled": "9.3.0"},
+        ),
         (
             "E tensorflow/stream_executor/cuda/cuda_dnn.cc:319] Loaded runtime CuDNN l\nibrary: 7.4.1 but source was compiled with: 7.6.4.",
             "cudnn-version-mismatch",

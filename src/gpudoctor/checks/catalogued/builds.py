@@ -454,17 +454,14 @@ def check_link_cuda_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "then run the same command again: a JIT-built op is linked again on its next use. Nothing needs "
             "reinstalling.",
             (
+                # One lookup, its answer on both: the linker's list and the loader's (PrependPath.also).
                 PrependPath(
                     "LIBRARY_PATH",
                     (folder,),
-                    note="the folder that holds it, first where the linker looks; the rest kept",
+                    note="the folder that holds it, first where the linker looks and where the built module loads it; "
+                    "the rest kept",
                     notebook=notebook_said(facts),
-                ),
-                PrependPath(
-                    "LD_LIBRARY_PATH",
-                    (folder,),
-                    note="the same folder where the built module loads it",
-                    notebook=notebook_said(facts),
+                    also=("LD_LIBRARY_PATH",),
                 ),
             ),
             component="environment",

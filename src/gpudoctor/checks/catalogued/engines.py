@@ -46,15 +46,11 @@ def check_tensorrt_engine_elsewhere(facts: Facts, ctx: Context) -> Iterable[Find
             if running and engine
             else "built on a GPU of another compute capability"
         )
-        from gpudoctor.planner.tool_floors import runnable
-
-        # (R470 and older drivers have no compute_cap field: there the GPUs' names, whose capability the matrix knows)
-        first = runnable(
-            Cmd(
-                ("nvidia-smi", "--query-gpu=index,name,compute_cap", "--format=csv"),
-                note="the GPU the engine is built on: the one that will run it",
-            ),
-            facts,
+        # (R470 and older drivers have no compute_cap field: the planner prints the GPUs' names there, whose
+        # capability the matrix knows: gpudoctor.planner.deciders.released, tool_floors.runnable)
+        first = Cmd(
+            ("nvidia-smi", "--query-gpu=index,name,compute_cap", "--format=csv"),
+            note="the GPU the engine is built on: the one that will run it",
         )
     else:
         # TensorRT 8.5 and earlier print the two releases (8.5.3.1); 8.2 and later the two serialization tags (237), which
