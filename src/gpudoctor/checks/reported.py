@@ -2127,6 +2127,10 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
             f"The paste ends before the error: its traceback stops at '{first.line.strip()}'{at}, before the line naming it, "
             "and the rest"
         )
+    elif first.get("form") == "error-introduced":  # the line the reporter quotes as the error, which no entry knows
+        shown = (
+            f"The reporter quotes this as the error{at}: '{first.line.strip()}'. No catalogue entry knows this line, and the rest"
+        )
     elif first.get("form") in SAID:  # the reporter's words, no line of the program's
         shown = (
             f"The reporter says{at}: '{first.line.strip()}'. The failing command's own output is not in the paste, and the rest"

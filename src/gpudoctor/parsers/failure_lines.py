@@ -13,7 +13,12 @@ A reporter also tells a failure without showing its line (issues 28 and 31, set 
 with 4 GPUs", "TensorFlow produces NaN", "I cannot get cupy to work with CUDA", "I got this error:" above a screenshot.
 Such words are read too (the `said` forms, component_kind "said"), on a line that names the GPU stack or a GPU
 framework, and never where the same line says it is over ("no longer hangs", "without any errors"): the report then
-names what was reported and that its cause is not shown, and asks for the failing command's whole output.
+names what was reported and that its cause is not shown, and asks for the failing command's whole output. An error
+told in a sentence that names nothing of the stack ("when I start the server it raises an error") is read too where the
+paste names the stack or a GPU framework elsewhere (issue 27: a clean bill over a paste whose error was cut is always
+wrong), and where no error is shown below it: no line read already, no exception, no failure, no program's own fault, no
+warning it calls an error. A sentence that introduces the error with a colon above one line of output ("there is the
+error:" then "XGBoost version not compile with GPU support.") has that line read as the failure (form error-introduced).
 
 A Python traceback's last line ("Type: message" after its frames, Python's traceback format) is a failure wherever no
 entry knows it, whatever it names (the `traceback-end` form): the program stopped there. It is read with its
@@ -36,7 +41,7 @@ its `exception` type; the program forms configure, build, header, killed, crash,
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.error_texts import ErrorEvidence
@@ -213,7 +218,9 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
             r"\b(?:got|get|gets|getting|gives?|giving|raises?|raised|throws?|threw|reporting|returns?|hit|see|facing|meet|"
             r"encounter(?:ed|ing)?|with)\s+"
             r"(?:(?:me|us|an?|this|that|the|some|same|following|these)\s+){0,3}(?:errors?|exceptions?|(?:[\w.-]+\s+){0,2}mismatch)\b"
-            r"|\b(?:an?|the)\s+errors?\s+(?:occurred|occurs|happens|happened|appears|appeared)\b"
+            r"|\b(?:an?|the)\s+(?:following\s+)?errors?\s+(?:occurred|occurs|happens|happened|appears|appeared)\b"
+            # ("there is the error:", the reporter's words above where the error would be shown)
+            r"|\bthere\s+(?:is|was|are|were)\s+(?:an?|the|this|that|these|some)\s+errors?\b"
             # the program's error quoted from memory in the sentence ("it gives ' Failed to get convolution error'",
             # plans10/1017): a quotation after the verb that holds the error's own words
             r"|\b(?:got|get|gets|getting|gives?|giving|raises?|raised|throws?|threw|returns?|shows?|showed|says)\s+"
@@ -242,6 +249,27 @@ _PRINTED = LazyPattern(
 _QUOTED = LazyPattern(r"`[^`]{0,300}`|\"(?=[^\"\n]{0,600}?\s)[^\"\n]{1,600}\"|“[^”\n]{0,600}”")
 # The next line shows an error after all ("I get the following error message:" then the message): the paste shows it.
 _SHOWN_NEXT = LazyPattern(r"error|exception|fail|traceback|fatal", re.IGNORECASE)
+# The error shown below a sentence that tells it, past the paste's code fences: an exception's class, a traceback, a
+# log's error level, a failure printed ("NCCL WARN Failed to open libibverbs.so[.1]" below "and get an error", a control
+# of set 7). Not the word "error" in a program's banner ("please submit your error trace to", bitsandbytes' start-up).
+_SHOWN_BELOW = LazyPattern(
+    r"[a-z](?:Error|Exception)\b|\bTraceback\b|\b(?:ERROR|FATAL|FAILED|CRITICAL)\b|\b[Ff]ail(?:ed|s|ure)?\b"
+    r"|\b(?:error|fatal)\s*[:\]]|\bSegmentation fault\b|^Killed\b"
+)
+_FENCE = LazyPattern(r"^(?:```|~~~)[\w+-]*$|^</?(?:pre|code)>$", re.IGNORECASE)
+_LINK = LazyPattern(r"\b[a-z][a-z0-9+.-]{1,20}://\S{1,600}", re.IGNORECASE)
+# A warning shown below the sentence: what the reporter calls an error is a warning, which is no failure.
+_WARNING_SHOWN = LazyPattern(r"Warning\b|\bWARN(?:ING)?\b|^W\d{4}\b|\[W\]|: W \S")
+# A command line below the sentence (a shell's or PowerShell's prompt): what they ran, not what it printed.
+_COMMAND = LazyPattern(r"^(?:[$>%]\s|\(\S{1,80}\)\s*\S*[$#>]\s|PS [A-Za-z]:|[A-Za-z]:\\[^>]{0,200}>)")
+_INTRODUCED = 3  # the lines just below a sentence: the output it introduces
+_BELOW = 40  # the lines read below a sentence for the error it tells: the block of output it introduces
+# The one who hit the error: the reporter ("I get", "we see", "my job") or what they ran ("it raises"). Not a third
+# party's behaviour described ("Slurm doesn't let you schedule the job and raises an error", a control of set 12).
+_TOLD_BY = LazyPattern(r"\b(?:I|we|me|us|my|our|it)\b", re.IGNORECASE)
+# A line of a listing (IPython's frames print the source with its line numbers, "166     # Loop on join until it returns
+# True or raises an exception.", a control of set 16): code, not a sentence.
+_LISTING = LazyPattern(r"^(?:-*>\s*)?\d+\s{2,}")
 # An image a paste links ("![error](https://...png)", an <img> tag): what it shows cannot be read.
 _PICTURE = LazyPattern(r"!\[[^\]]{0,200}\]\(\S{1,600}\)|<img\s", re.IGNORECASE)
 # A sentence that tells of an error ("and I got this error -", "报错如下：", "this happens:", an issue form's "Describe
@@ -607,6 +635,7 @@ MEANS = {
     "cpu-said": "the reporter says {c} runs on the CPU, not the GPU",
     "error-said": "the reporter says {c} fails with an error the paste does not show",
     "error-in-picture": "the reporter shows {c}'s error only as a picture",
+    "error-introduced": "{c} failed with the error the reporter quotes, which no entry knows",
 }
 # The forms that are a reporter's words, not a line the program printed: the failing command's output is asked.
 SAID = frozenset({"hang-said", "nan-said", "fails-said", "cpu-said", "error-said", "error-in-picture"})
@@ -680,15 +709,21 @@ def _said_component(line: str) -> tuple[tuple[str, str], ...]:
     return (("component", word), ("component_kind", "said"), *_said_subject(line))
 
 
-def _said(line: str, after: str) -> ErrorEvidence | None:
-    """A failure the reporter tells in words on this line (after: the next non-empty line), or None."""
+def _said(
+    line: str, after: str, below: Sequence[str] = (), about_gpu: bool = False, known: frozenset[str] = frozenset()
+) -> ErrorEvidence | None:
+    """A failure the reporter tells in words on this line (after: the next non-empty line; below: the paste's lines
+    under it; about_gpu: whether the paste names the GPU stack or a GPU framework anywhere; known: the lines read
+    already), or None."""
     # (code the sentence quotes between backticks is the reporter's quotation, not a line the program printed)
     if (_SAID_OVER.search(line) and not _CONTRAST.search(line)) or _PRINTED.search(_QUOTED.sub("", line)):
         return None
     if _ERROR_INTRO.search(line) and _PICTURE.search(after) and not _PICTURE.search(line):
         return ErrorEvidence(KIND, line[:300], (("form", "error-in-picture"), *_said_component(line)))
     stated = _statements(line)
-    if not _SAID_SUBJECT.search(stated) or _NOT_HAPPENING.search(stated):
+    if not _SAID_SUBJECT.search(stated):
+        return _error_told(line, stated, below, known) if about_gpu else None
+    if _NOT_HAPPENING.search(stated):
         return None
     for form, pattern in _SAID_FORMS:
         if pattern.search(_COUNTER_STUCK.sub("", stated) if form == "hang-said" else stated):
@@ -698,6 +733,49 @@ def _said(line: str, after: str) -> ErrorEvidence | None:
                 return None  # seen only in Task Manager's graphs, which do not show CUDA's compute (GPU_GRAPH)
             return ErrorEvidence(KIND, line[:300], (("form", form), *_said_component(line)))
     return None
+
+
+def _one_line(raw_below: Sequence[str]) -> str | None:
+    """The one line of output a sentence introduces (raw_below: the paste's lines under it), or None: its first line
+    past a fence where the output ends there (a blank line, a fence, the paste's end, or the reporter's question next),
+    and is no command, code or warning."""
+    at = next((n for n, x in enumerate(raw_below[:_BELOW]) if x and not _FENCE.match(x)), None)
+    if at is None:
+        return None
+    shown, after = raw_below[at], raw_below[at + 1 : at + 2]
+    if _NOT_HAPPENING.search(shown) or _COMMAND.match(shown) or _WARNING_SHOWN.search(shown):
+        return None
+    if not after or not after[0] or _FENCE.match(after[0]) or after[0].endswith("?"):
+        return shown
+    return None
+
+
+def _error_told(line: str, stated: str, raw_below: Sequence[str], known: frozenset[str]) -> ErrorEvidence | None:
+    """An error the reporter says they hit, in a sentence that names nothing of the GPU stack, in a paste that does
+    ("when I start the server it raises an error" under an nvidia-smi table or a CUDA install): the error the paste is
+    about. Where the sentence introduces it with a colon and the line below is no command, code or warning, that line is
+    the error, which no entry knows (form error-introduced); else its line is not in the paste (cut, or left out: form
+    error-said). Not where an error is shown below the sentence (below: its next lines past the code fences) that is
+    read already or that is a program's own fault, nor where what it calls an error is a warning shown below."""
+    if not dict(_SAID_FORMS)["error-said"].search(stated) or not _TOLD_BY.search(stated) or _LISTING.match(line):
+        return None
+    # (a link the sentence gives is no comment: _NOT_HAPPENING's "//" is a line of code's)
+    if _NOT_HAPPENING.search(_LINK.sub("", stated)):
+        return None
+    below = [x for x in raw_below[: 2 * _BELOW] if x and not _FENCE.match(x)][:_BELOW]
+    if any(_SHOWN_BELOW.search(x) or _PROGRAM_FAULT.search(x) for x in below):
+        return None
+    if any(_WARNING_SHOWN.search(x) for x in below[:_INTRODUCED]):
+        return None  # the output the sentence introduces is a warning (a warning further down is another line's)
+    if below and _SHOWN_NEXT.search(below[0]):
+        return None
+    # read already, as what it is (a catalogue entry's reading, a program's own fault): a line read is kept whole or cut
+    # at 300 characters (an exact lookup, so that a paste of many such sentences stays linear)
+    if any(x in known or x[:300] in known for x in below):
+        return None
+    if stated.rstrip(" *`_").endswith(":") and (shown := _one_line(raw_below)) is not None:
+        return ErrorEvidence(KIND, shown[:300], (("form", "error-introduced"), *_said_component(shown)))
+    return ErrorEvidence(KIND, line[:300], (("form", "error-said"), *_said_component(line)))
 
 
 # What a program form's line says failed, by form: (component_kind, its component where the line names none of the stack)
@@ -769,6 +847,9 @@ def read_failure_lines(lines: Iterable[str], known: frozenset[str] = frozenset()
     for i in range(len(stripped) - 1, -1, -1):  # each line's next non-empty line
         following[i] = nxt
         nxt = stripped[i] or nxt
+    # (whether the paste names the GPU stack or a GPU framework at all: a sentence telling an error without naming it
+    # is then about it, _error_told)
+    about_gpu = _SAID_SUBJECT.search("\n".join(stripped)) is not None
     for i, line in enumerate(stripped):
         if not line or len(line) > _MAX_LINE:
             continue
@@ -798,7 +879,8 @@ def read_failure_lines(lines: Iterable[str], known: frozenset[str] = frozenset()
             # (a line read already only described: "initializing ddp", "i have cuda 10.1"; the reporter's sentence
             # around it can still tell the failure. A picture's line holds its address: _NOT_HAPPENING's "//" is tried
             # after the picture.)
-            said = _said(line, following[i])
+            # (the lines below it: where the error it tells is shown, _error_told)
+            said = _said(line, following[i], stripped[i + 1 : i + 1 + 2 * _BELOW], about_gpu, known)
         if line in seen or any(k in line or line in k for k in known):
             continue
         if not _GPU_STACK.search(line) or _NOT_HAPPENING.search(line):
