@@ -13,7 +13,7 @@ a prompt (gpudoctor.pasted.cues.prompt_command). Every printed command (the plan
 - other interpreter: a bare python/pip, or another interpreter, where the paste shows the program's own interpreter (a
   deliberate move counts too: `py -3.7-64` for a 32-bit Python);
 - prompt env only: a bare python/pip where the paste shows an environment only by its prompt's name, `(tf_daily)
-  C:\\x>`: right in that prompt, wrong in any other, and the plan must say which;
+  C:\\x>`: right in that prompt, wrong in any other, and the plan must say which (a note naming it says so);
 - sudo dropped: a command the reporter typed under sudo (the same program and verb: `sudo docker run`) printed without
   it; pip and python are left out: a `sudo pip` is not a need of root to copy (and its twin, below, counts the copy);
 - sudo copied: a root command that runs the environment's own interpreter or pip (a user's environment, made root's);
@@ -140,7 +140,7 @@ def printed(doc: dict[str, Any]) -> Iterator[tuple[str, int, dict[str, Any]]]:
     for a in doc.get("pasted", {}).get("ask_for", []):
         if a.get("argv"):
             # (an ask's argv leaves its root out: its printed line says it)
-            yield "ask", -1, {"argv": a["argv"], "root": a.get("command", "").startswith("sudo ")}
+            yield "ask", -1, {"argv": a["argv"], "root": a.get("command", "").startswith("sudo "), "note": a.get("note", "")}
 
 
 def lines(doc: dict[str, Any]) -> Iterator[str]:
@@ -166,6 +166,11 @@ def shown_interpreter(doc: dict[str, Any]) -> str | None:
     return None
 
 
+def _says_env(note: str, envs: set[str]) -> bool:
+    """Whether a command's note names the environment a prompt showed active (it says which prompt it is typed at)."""
+    return any(re.search(rf"(?<![\w.-]){re.escape(e)}(?![\w.-])", note) for e in envs)
+
+
 def count(doc: dict[str, Any], seen: dict[str, Any]) -> list[tuple[str, str]]:
     """(kind, the command) of each printed command that runs elsewhere than the paste shows."""
     out: list[tuple[str, str]] = []
@@ -186,7 +191,7 @@ def count(doc: dict[str, Any], seen: dict[str, Any]) -> list[tuple[str, str]]:
         bare = pyish and _name(prog) == prog.lower().removesuffix(".exe") and "/" not in prog and "\\" not in prog
         if pyish and interp is not None and prog != interp:
             out.append(("other interpreter", shown))
-        elif pyish and bare and seen["envs"] and not entered:
+        elif pyish and bare and seen["envs"] and not entered and not _says_env(c.get("note", ""), seen["envs"]):
             out.append(("prompt env only", shown))
         if restarted and bare and env:
             out.append(("after restart", shown))
