@@ -255,3 +255,20 @@ def test_after_conda_activate_the_rerun_needs_no_prompt_note():
     # 1303: the rerun after the restart follows `conda activate tf_daily`, which says where it runs
     (rerun,) = [c for c in check(blind_case("plans13/cases/1303"))["plan"]["steps"][-1]["commands"] if c["argv"][0] == "pip"]
     assert "tf_daily environment" not in rerun.get("note", "")
+
+
+def test_a_step_made_of_the_asks_says_the_prompt_once():
+    # 1753: the undecided step's commands are the asks (planner.deciders), already noted where they were placed
+    steps = check(blind_case("plans17/cases/1753"))["plan"]["steps"]
+    notes = [c.get("note", "") for s in steps for c in s["commands"] if c.get("argv", [""])[0] == "python3"]
+    assert notes == ["in the deepspeech-venv environment, where the program ran: activate it first in a new prompt"]
+
+
+def test_a_venvs_interpreter_by_its_path_places_its_packages_in_that_venv():
+    # 1748 (kohya_ss's gui.sh) and 442 (Pinokio's app/env activated by its path): not the system's site-packages
+    for case, site in (
+        ("plans17/cases/1748", "/workspace/kohya_ss/venv/lib/python3/site-packages"),
+        ("plans5/cases/442", "/home/lkyu/pinokio/api/RMBG-2-Studio.git/app/env/lib/python3/site-packages"),
+    ):
+        read = {r["fact"]: r for r in check(blind_case(case))["pasted"]["read_from"]}
+        assert (read["python.site_packages.0"]["value"], read["python.site_packages.0"]["assumed"]) == (site, True)

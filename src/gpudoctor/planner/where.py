@@ -242,7 +242,7 @@ def noted_at_prompt(facts: Facts, lines: tuple) -> tuple:
     for line in lines:
         if isinstance(line, Cmd) and "activate" in line.words[:2]:
             entered = True
-        elif isinstance(line, Cmd) and not entered and (note := prompt_env_note(facts, line)):
+        elif isinstance(line, Cmd) and not entered and (note := prompt_env_note(facts, line)) and note not in line.note:
             # (a note of its own, "the fix took if this shows the GPU", keeps its words first)
             line = dataclasses.replace(line, note=f"{line.note}, {note}" if line.note else note)
         out.append(line)
