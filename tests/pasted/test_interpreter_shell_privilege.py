@@ -272,3 +272,11 @@ def test_a_venvs_interpreter_by_its_path_places_its_packages_in_that_venv():
     ):
         read = {r["fact"]: r for r in check(blind_case(case))["pasted"]["read_from"]}
         assert (read["python.site_packages.0"]["value"], read["python.site_packages.0"]["assumed"]) == (site, True)
+
+
+def test_an_asks_own_note_keeps_its_words_and_gains_the_prompt():
+    # 1548: `(pydetectron2) ...$` and an ask noted with what it shows: both said, its own words first
+    asks = check(blind_case("plans15/cases/1548"))["pasted"]["ask_for"]
+    (probe,) = [a for a in asks if a["argv"][:2] == ["python3", "-c"]]
+    own, _, prompt = probe["note"].partition(", in the pydetectron2 environment")
+    assert own.startswith("the torch the build compiles against") and prompt.startswith(", where the program ran")

@@ -198,13 +198,18 @@ def side_note(facts: Facts, cmd: Cmd) -> str:
     beside the host it runs on (blind set 15's reviewers: an `nvidia-smi -L` that "does not say where to run it"): the
     driver's and the kernel's reads on the host (a pod's node), the program's own environment inside the container (the
     pod); "" where the paste shows one place, where the command says where (its note, or docker, kubectl and their kin
-    run it there), and for what reads alike in both."""
+    run it there), and for what reads alike in both. With no container, a bare python or pip's prompt where the paste
+    shows its environment by the prompt's name alone (prompt_env_note), after the command's own note where it has one."""
     runtime = container_of(facts) or ("docker" if image(facts) is not None or program_image(facts) is not None else None)
     words = [w for w in cmd.argv if isinstance(w, str)]
-    if cmd.note or not words:
+    if not words:
         return ""
     if runtime is None or facts.platform.container:
-        return prompt_env_note(facts, cmd)
+        # (a note of its own, what the command shows, keeps its words first)
+        env = prompt_env_note(facts, cmd)
+        return f"{cmd.note}, {env}" if cmd.note and env and env not in cmd.note else "" if cmd.note else env
+    if cmd.note:
+        return ""
     program = re.split(r"[\\/]", words[0])[-1]
     pod = runtime == "kubernetes"
     if program in _HOST_SIDE or any(w.startswith("/proc/driver/") for w in words):
