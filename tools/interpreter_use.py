@@ -36,6 +36,10 @@ a sudo before a bare pip/python is not copied onto the environment's own interpr
 interpreter 4 (1125, deliberate), prompt env only 17 (1303's rerun now follows its `conda activate`), sudo dropped 0,
 sudo copied 0, after restart 0, shell 0.
 clean_bills.py unchanged (false alarms 11 of 145 fine cases).
+Over sets 3-17 and pasted (776 cases), before h252: 13 cases counted; other interpreter 4 (1125), prompt env only 28
+(11 cases). After h252 (a bare python/pip where a prompt shows the environment by its name says which prompt, noted;
+a venv activated at a POSIX prompt or by a launcher named by its path): 1 case (1125), prompt env only 0; clean_bills.py
+unchanged (false alarms 22 of 200 fine cases).
 """
 
 from __future__ import annotations
