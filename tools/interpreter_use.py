@@ -13,7 +13,7 @@ a prompt (gpudoctor.pasted.cues.prompt_command). Every printed command (the plan
 - other interpreter: a bare python/pip, or another interpreter, where the paste shows the program's own interpreter (a
   deliberate move counts too: `py -3.7-64` for a 32-bit Python);
 - prompt env only: a bare python/pip where the paste shows an environment only by its prompt's name, `(tf_daily)
-  C:\\x>`: right in that prompt, wrong in any other, and the plan must say which;
+  C:\\x>`: right in that prompt, wrong in any other, and the plan must say which (a note naming it says so);
 - sudo dropped: a command the reporter typed under sudo (the same program and verb: `sudo docker run`) printed without
   it; pip and python are left out: a `sudo pip` is not a need of root to copy (and its twin, below, counts the copy);
 - sudo copied: a root command that runs the environment's own interpreter or pip (a user's environment, made root's);
@@ -36,6 +36,10 @@ a sudo before a bare pip/python is not copied onto the environment's own interpr
 interpreter 4 (1125, deliberate), prompt env only 17 (1303's rerun now follows its `conda activate`), sudo dropped 0,
 sudo copied 0, after restart 0, shell 0.
 clean_bills.py unchanged (false alarms 11 of 145 fine cases).
+Over sets 3-17 and pasted (776 cases), before h252: 13 cases counted; other interpreter 4 (1125), prompt env only 28
+(11 cases). After h252 (a bare python/pip where a prompt shows the environment by its name says which prompt, noted;
+a venv activated at a POSIX prompt or by a launcher named by its path): 1 case (1125), prompt env only 0; clean_bills.py
+unchanged (false alarms 22 of 200 fine cases).
 """
 
 from __future__ import annotations
@@ -140,7 +144,7 @@ def printed(doc: dict[str, Any]) -> Iterator[tuple[str, int, dict[str, Any]]]:
     for a in doc.get("pasted", {}).get("ask_for", []):
         if a.get("argv"):
             # (an ask's argv leaves its root out: its printed line says it)
-            yield "ask", -1, {"argv": a["argv"], "root": a.get("command", "").startswith("sudo ")}
+            yield "ask", -1, {"argv": a["argv"], "root": a.get("command", "").startswith("sudo "), "note": a.get("note", "")}
 
 
 def lines(doc: dict[str, Any]) -> Iterator[str]:
@@ -166,6 +170,11 @@ def shown_interpreter(doc: dict[str, Any]) -> str | None:
     return None
 
 
+def _says_env(note: str, envs: set[str]) -> bool:
+    """Whether a command's note names the environment a prompt showed active (it says which prompt it is typed at)."""
+    return any(re.search(rf"(?<![\w.-]){re.escape(e)}(?![\w.-])", note) for e in envs)
+
+
 def count(doc: dict[str, Any], seen: dict[str, Any]) -> list[tuple[str, str]]:
     """(kind, the command) of each printed command that runs elsewhere than the paste shows."""
     out: list[tuple[str, str]] = []
@@ -186,7 +195,7 @@ def count(doc: dict[str, Any], seen: dict[str, Any]) -> list[tuple[str, str]]:
         bare = pyish and _name(prog) == prog.lower().removesuffix(".exe") and "/" not in prog and "\\" not in prog
         if pyish and interp is not None and prog != interp:
             out.append(("other interpreter", shown))
-        elif pyish and bare and seen["envs"] and not entered:
+        elif pyish and bare and seen["envs"] and not entered and not _says_env(c.get("note", ""), seen["envs"]):
             out.append(("prompt env only", shown))
         if restarted and bare and env:
             out.append(("after restart", shown))

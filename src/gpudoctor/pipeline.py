@@ -8,7 +8,7 @@ formats read too, is gpudoctor.render.json_report.check_document).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import field
+from dataclasses import field, replace
 from functools import partial
 
 from gpudoctor.model import ExitCode, Report, Severity
@@ -102,12 +102,18 @@ def check(host: Any, request: CheckRequest, ahead: Callable[[], object] | None =
     left_out = tuple(f.code for f in report.findings if f not in shown)
     report.findings = shown
     from gpudoctor.planner.resume import resume_step
+    from gpudoctor.planner.where import noted_at_prompt, with_prompt_env
 
     target = shell(report.facts)
+    # (a bare python or pip is right only at the prompt whose environment the paste showed by its name: said on it)
+    report.findings = with_prompt_env(report.findings, report.facts)
+    resume = resume_step(report.facts, report.findings, target)
+    if resume is not None:
+        resume = replace(resume, commands=noted_at_prompt(report.facts, resume.commands))
     return CheckResult(
         report=report,
         request=request,
-        plan=build(report.findings, target, resume_step(report.facts, report.findings, target)),
+        plan=build(report.findings, target, resume),
         offers=_offers(report, ctx),
         outcomes=tuple(outcomes),
         pasted=pasted,

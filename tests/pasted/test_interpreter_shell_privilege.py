@@ -208,3 +208,75 @@ def test_the_web_uis_check_on_windows_and_other_failures_keep_their_interpreters
     venv = "C:\\Users\\Sky\\Downloads\\stable-diffusion-webui-master\\stable-diffusion-webui-master\\venv\\Scripts\\Python.exe"
     assert _torch_probes(check(blind_case("plans3/cases/233"))) == {venv}
     assert _torch_probes(check(blind_case("plans13/cases/1305"))) == {"python3"}
+
+
+# --- the prompt a bare interpreter is typed at ----------------------------------------------------------------------
+
+
+def _notes(doc: dict) -> dict[str, str]:
+    """Each ask's program (its first word) and note, the last of each program."""
+    return {a["argv"][0]: a.get("note", "") for a in doc["pasted"]["ask_for"]}
+
+
+def test_a_bare_python_asked_where_a_prompt_showed_the_environment_says_which_prompt():
+    # 348: `(pia) PS E:\PIA> python inference.py`; 1025: `(PythonGPU) C:\...>python`: the environment is known only by
+    # the name its prompt carries, so a bare python is right only at that prompt (where.prompt_env_note)
+    for case, name in (("plans4/cases/348", "pia"), ("plans10/cases/1025", "PythonGPU")):
+        notes = _notes(check(blind_case(case)))
+        assert notes["python"] == f"in the {name} environment, where the program ran: activate it first in a new prompt"
+        assert notes["nvidia-smi"] == ""  # (the driver's answer is the same at any prompt)
+
+
+def test_a_conda_environment_on_the_prompt_is_entered_by_its_name(tmp_path):
+    text = blind_case("plans4/cases/348").read_text(encoding="utf-8")
+    notes = _notes(paste(tmp_path, "conda activate pia\n" + text))
+    assert notes["python"] == "in the pia environment, where the program ran: conda activate pia first in a new prompt"
+
+
+def test_no_prompt_note_without_the_prompts_environment_or_with_the_interpreter_shown(tmp_path):
+    text = blind_case("plans4/cases/348").read_text(encoding="utf-8")
+    assert _notes(paste(tmp_path, text.replace("(pia) PS E:", "PS E:")))["python"] == ""
+    # 1742: `(bgremovers) user@MYPC:~/...$` after `. bin/activate` in ~/.venvs/bgremovers: the interpreter by its path
+    doc = check(blind_case("plans17/cases/1742"))
+    pythons = [a for a in doc["pasted"]["ask_for"] if a["argv"][0].endswith("/bin/python")]
+    assert pythons and all(a["argv"][0] == "~/.venvs/bgremovers/bin/python" and not a.get("note") for a in pythons)
+
+
+def test_the_plans_bare_pip_and_its_check_say_the_prompt_too():
+    # 348's fix step (the CUDA build of torch) and the check after it: typed at the (pia) prompt, as the asks
+    steps = check(blind_case("plans4/cases/348"))["plan"]["steps"]
+    pythons = [c for s in steps for c in s["commands"] if isinstance(c, dict) and c.get("argv", [""])[0] == "python"]
+    assert [c["argv"][1:3] for c in pythons] == [["-m", "pip"], ["-c", "import torch; print(torch.__version__, torch.cuda.is_available())"]]
+    assert all(c["note"].endswith("in the pia environment, where the program ran: activate it first in a new prompt") for c in pythons)
+    assert pythons[1]["note"].startswith("the fix took if this shows the GPU, ")  # (its own note first)
+
+
+def test_after_conda_activate_the_rerun_needs_no_prompt_note():
+    # 1303: the rerun after the restart follows `conda activate tf_daily`, which says where it runs
+    (rerun,) = [c for c in check(blind_case("plans13/cases/1303"))["plan"]["steps"][-1]["commands"] if c["argv"][0] == "pip"]
+    assert "tf_daily environment" not in rerun.get("note", "")
+
+
+def test_a_step_made_of_the_asks_says_the_prompt_once():
+    # 1753: the undecided step's commands are the asks (planner.deciders), already noted where they were placed
+    steps = check(blind_case("plans17/cases/1753"))["plan"]["steps"]
+    notes = [c.get("note", "") for s in steps for c in s["commands"] if c.get("argv", [""])[0] == "python3"]
+    assert notes == ["in the deepspeech-venv environment, where the program ran: activate it first in a new prompt"]
+
+
+def test_a_venvs_interpreter_by_its_path_places_its_packages_in_that_venv():
+    # 1748 (kohya_ss's gui.sh) and 442 (Pinokio's app/env activated by its path): not the system's site-packages
+    for case, site in (
+        ("plans17/cases/1748", "/workspace/kohya_ss/venv/lib/python3/site-packages"),
+        ("plans5/cases/442", "/home/lkyu/pinokio/api/RMBG-2-Studio.git/app/env/lib/python3/site-packages"),
+    ):
+        read = {r["fact"]: r for r in check(blind_case(case))["pasted"]["read_from"]}
+        assert (read["python.site_packages.0"]["value"], read["python.site_packages.0"]["assumed"]) == (site, True)
+
+
+def test_an_asks_own_note_keeps_its_words_and_gains_the_prompt():
+    # 1548: `(pydetectron2) ...$` and an ask noted with what it shows: both said, its own words first
+    asks = check(blind_case("plans15/cases/1548"))["pasted"]["ask_for"]
+    (probe,) = [a for a in asks if a["argv"][:2] == ["python3", "-c"]]
+    own, _, prompt = probe["note"].partition(", in the pydetectron2 environment")
+    assert own.startswith("the torch the build compiles against") and prompt.startswith(", where the program ran")

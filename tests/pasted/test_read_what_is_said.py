@@ -6,7 +6,8 @@
    as another vendor's (pasted.read._named_gpu, pasted.cues).
 2. A Windows prompt's relative interpreter (".\\python_embeded\\python.exe", "venv\\Scripts\\activate") is the
    interpreter by its full path, the prompt giving the folder; a bare `python` typed at an `(env) PS` prompt names
-   none (pasted.cues._prompt_interpreter).
+   none (pasted.cues._prompt_interpreter); a POSIX prompt's relative activation (`. bin/activate` in `~/x$`) and a
+   launcher that activates the venv of its folder (kohya_ss's gui.sh, gui.bat) likewise (pasted.cues._prompt_venv).
 3. Arch Linux is a word, not a compiler's "-arch" or "Kepler arch" (pasted.build._POSIX_HINT).
 5. The driver said in prose ("driver 352.xx", "drivers to version 384.98") is read with its version's shape; a
    CUDA version, alternatives or a bound near the word driver is not (parsers.error_texts._DRIVER_PROSE).
@@ -119,6 +120,53 @@ def test_a_bare_python_at_an_environments_powershell_prompt_names_no_interpreter
     assert g.system == "Windows" and g.interpreter is None
     (prompt,) = [c for c in g.cues if c["cue"] == "PowerShell prompt"]
     assert prompt["line"].startswith("(trt-llm-py3.10) PS C:\\Users\\PyroDev\\Documents\\trt-llm> python -c")
+
+
+@pytest.mark.parametrize(
+    "prompt, interpreter",
+    [
+        # POSIX's forms (kind 8, blind set 17's 1742: `. bin/activate` in `~/.venvs/bgremovers$`): the prompt's folder
+        # joined to the activation's relative path, a home folder kept as `~/` for the shell to expand
+        ("user@pc:~/.venvs/app$ . bin/activate", "~/.venvs/app/bin/python"),
+        ("me@box:/srv/app$ source .venv/bin/activate", "/srv/app/.venv/bin/python"),
+        ("me@box:~$ source ./envs/x/bin/activate", "~/envs/x/bin/python"),
+    ],
+)
+def test_a_posix_prompts_relative_activation_names_the_interpreter(prompt: str, interpreter: str):
+    g = read_sources([Source("r.txt", prompt + "\n")])
+    assert g.interpreter == interpreter
+    assert [c["line"] for c in g.cues if c["means"] == "the interpreter the plan must use"] == [prompt]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "me@box:~$ source ../other/bin/activate",  # climbs out of the folder the prompt shows
+        "me@box:app$ source venv/bin/activate",  # a folder not from the root or the home directory
+        "me@box:~/x$ conda activate base",  # conda's, named: no path of a venv
+        "me@box:/srv/tool$ bash gui.sh",  # a gui.sh of no application whose launcher is known (_VENV_LAUNCHERS)
+    ],
+)
+def test_a_posix_prompt_without_a_relative_activation_names_none(prompt: str):
+    g = read_sources([Source("r.txt", prompt + "\n")])
+    assert g.interpreter is None
+
+
+@pytest.mark.parametrize(
+    "where, prefix, interpreter",
+    [
+        # kohya_ss's gui.sh at a container's root prompt in its folder (blind set 17's 1748, FurkanGozukara's thread)
+        ("tests/blind/plans17/cases", "1748-", "/workspace/kohya_ss/venv/bin/python"),
+        # its gui.bat at PowerShell's prompt (blind set 14's 1438, bmaltais/kohya_ss#1597): the same venv the
+        # traceback's site-packages shows
+        ("tests/blind/plans14/cases", "1438-", "P:\\AI\\kohya_ss\\venv\\Scripts\\python.exe"),
+    ],
+)
+def test_a_launcher_that_activates_its_folders_venv_names_the_interpreter(where: str, prefix: str, interpreter: str):
+    g = read_sources(load_sources([str(_input(where, prefix))]))
+    assert g.interpreter == interpreter
+    (cue,) = [c for c in g.cues if c["means"] == "the interpreter the plan must use"]
+    assert cue["cue"] == "a launcher that activates the venv in its folder"
 
 
 # --- 3. Arch Linux, not -arch ----------------------------------------------------------------------------------

@@ -226,6 +226,12 @@ def _python(g: Gathered, placed: list[str]) -> dict[str, Any] | None:
         base = "/".join(parts[:-1] if parts and parts[-1].lower() == "scripts" else parts)
         sites = [f"{base}/Lib/site-packages"]
         placed.append(f"site-packages: {sites[0]} (from the interpreter's path: Windows' layout)")
+    elif not sites and not windows and not g.prefix and g.interpreter and g.interpreter.endswith("/bin/python"):
+        # a venv's (or conda environment's) interpreter by its path, as an activation shows it: CPython's POSIX layout,
+        # <prefix>/bin/python beside <prefix>/lib/pythonX.Y/site-packages, not the system's
+        base = g.interpreter.removesuffix("/bin/python")
+        sites = [f"{base}/lib/python{major_minor or '3'}/site-packages"]
+        placed.append(f"site-packages: {sites[0]} (from the interpreter's path: a venv's layout)")
     if not sites:
         if g.prefix:
             base = g.prefix.replace("\\", "/").rstrip("/")

@@ -12,6 +12,7 @@ recorded with the line it came from (pasted.cues); none is inferred from anythin
 from __future__ import annotations
 
 import ntpath
+import posixpath
 import re
 import shlex
 from typing import TYPE_CHECKING, Any
@@ -80,6 +81,22 @@ _ACTIVATE = re.compile(
     r"^\s*(?:&\s*)?(?P<env>(?:[A-Za-z]:\\|\.\\)?(?:[^\\\s\"'<>|*?:]{1,120}\\){0,10}[^\\\s\"'<>|*?:]{1,120})"
     r"\\Scripts\\activate(?:\.bat|\.ps1)?(?![\w.])",
     re.IGNORECASE,
+)
+# An environment activated at a POSIX prompt by a path relative to the prompt's folder (`. bin/activate` in
+# `~/.venvs/x$`, `source venv/bin/activate`): venv's activate script sits in <prefix>/bin beside that python (CPython
+# Lib/venv/__init__.py, `binname = 'bin'` off Windows), and the prompt gives the folder the path is relative to.
+_POSIX_ACTIVATE = re.compile(r"^(?:source|\.)\s+(?:\./)?(?P<env>(?:[^\s;&|'\"$/~][^\s;&|'\"$]{0,300}?/)?)bin/activate\s*$")
+# Launchers that activate the venv in the folder they are run from before they start their program, by the application
+# they belong to (named anywhere in the text) and the launcher as typed at a prompt: kohya_ss's gui.sh (`source
+# "$SCRIPT_DIR/venv/bin/activate"`, after `cd "$SCRIPT_DIR"`; bmaltais/kohya_ss gui.sh @01a6f464), gui.bat (`call
+# .\venv\Scripts\activate.bat`, @1de512ca) and gui.ps1 (`& .\venv\Scripts\activate`, @13d82d35). A shell's own
+# python is another interpreter: the program's packages are the venv's.
+_VENV_LAUNCHERS = (
+    (
+        re.compile(r"\bkohya", re.IGNORECASE),
+        re.compile(r"^(?:(?:ba)?sh\s+)?(?:\./)?gui\.sh(?:\s|$)"),
+        re.compile(r"^(?:&\s*)?(?:\.\\)?gui\.(?:bat|ps1)(?:\s|$)", re.IGNORECASE),
+    ),
 )
 _POSIX = re.compile(
     r"^\s*(?:\((?P<env>[\w.-]{1,60})\)\s*)?(?:(?P<user>[\w.-]{1,40})@(?P<host>[\w.-]{1,64}):)?(?P<cwd>~?[\w/.~-]{0,200})\s?[$#]\s+(?P<cmd>\S.*)$"
@@ -518,9 +535,10 @@ _CONDA_ENV = re.compile(
     r"|\bconda\s+install\s[^\n]{0,200}?\b(?:pytorch-cuda|cudatoolkit)=",
     re.IGNORECASE | re.ASCII,
 )
-# A virtual environment activated on a command line the text shows run (`source /home/me/app/env/bin/activate`): its
-# bin/python is the program's interpreter.
-_VENV_ACTIVATED = re.compile(r"(?:^|[;&|]\s*|\s)(?:source|\.)\s+(?P<prefix>/[^\s;&|'\"]{1,300}?)/bin/activate\b", re.M)
+# A virtual environment activated on a command line the text shows run (`source /home/me/app/env/bin/activate`,
+# `source ~/.venvs/app/bin/activate`): its bin/python is the program's interpreter.
+# (`~/...`: the home directory's, which the quoting layer keeps bare for the shell to expand)
+_VENV_ACTIVATED = re.compile(r"(?:^|[;&|]\s*|\s)(?:source|\.)\s+(?P<prefix>(?:/|~/)[^\s;&|'\"]{1,300}?)/bin/activate\b", re.M)
 # conda-forge builds a package in a container with its feedstock mounted at /home/conda/feedstock_root
 # (conda-forge/conda-smithy, conda_smithy/templates/run_docker_build.sh.tmpl @01f08ea7); the build directory
 # build_artifacts/<package>_<timestamp> stays in the binary's assertion and debug paths.
@@ -868,14 +886,15 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := scan.match(_PS, number):
             cmd = m.group("cmd")
             _windows(g, "PowerShell prompt", line)
-            _prompt_interpreter(g, m.group("cwd"), cmd, line)
+            _prompt_interpreter(g, m.group("cwd"), cmd, line, text)
         elif (m := scan.match(_CMD_EXE, number)) and not _WIN_PYTHON.match(line.strip()):
             cmd = m.group("cmd")
             _windows(g, "cmd.exe prompt", line)
-            _prompt_interpreter(g, m.group("cwd"), cmd, line)
+            _prompt_interpreter(g, m.group("cwd"), cmd, line, text)
         elif m := scan.match(_POSIX, number):
             cmd = m.group("cmd")
             host = m.group("host") or ""
+            _prompt_venv(g, m.group("cwd"), cmd, line, text)
             if re.fullmatch(r"[0-9a-f]{12}", host):
                 _cue(g, "prompt on a 12-hex host name", "run inside a container (its id is the host name)", line)
             elif _POD_NAME.fullmatch(host):
@@ -1054,20 +1073,49 @@ def read_cues(g: Gathered, text: str) -> None:
             _cue(g, "macOS named", "macOS", m.group(0))
 
 
-def _prompt_interpreter(g: Gathered, cwd: str, cmd: str, line: str) -> None:
+def _prompt_interpreter(g: Gathered, cwd: str, cmd: str, line: str, text: str) -> None:
     """A Windows prompt's command that names the interpreter by a path relative to the prompt's folder: a python.exe
-    run (".\\python_embeded\\python.exe ...", ".\\.venv\\Scripts\\python.exe ...") or an environment's activation
-    script ("venv\\Scripts\\activate"): that python.exe by its full path (the prompt gives the folder)."""
+    run (".\\python_embeded\\python.exe ...", ".\\.venv\\Scripts\\python.exe ..."), an environment's activation
+    script ("venv\\Scripts\\activate") or a launcher that activates the venv in its folder (_VENV_LAUNCHERS): that
+    python.exe by its full path (the prompt gives the folder)."""
     if g.interpreter is not None:
         return
     if rel := _REL_PYTHON.match(cmd):
         path, cue = rel.group("path"), "python.exe run from the prompt's directory"
     elif act := _ACTIVATE.match(cmd):
         path, cue = act.group("env") + "\\Scripts\\python.exe", "an environment activated at the prompt"
+    elif any(w.match(cmd.strip()) and named.search(text) for named, _, w in _VENV_LAUNCHERS):
+        path, cue = "venv\\Scripts\\python.exe", "a launcher that activates the venv in its folder"
     else:
         return
     # (ntpath: Windows' own joining and "..\\" folding, whatever system reads the paste)
     g.interpreter = path if re.match(r"^[A-Za-z]:\\", path) else ntpath.normpath(ntpath.join(cwd, path))
+    _cue(g, cue, "the interpreter the plan must use", line)
+
+
+def _prompt_venv(g: Gathered, cwd: str, cmd: str, line: str, text: str) -> None:
+    """A POSIX prompt's command that names the interpreter by a path relative to the prompt's folder (an absolute or
+    home-relative one is _VENV_ACTIVATED's): an environment's activation script (`. bin/activate`, `source
+    venv/bin/activate`) or a launcher that activates the venv in its folder (_VENV_LAUNCHERS): <folder>/bin/python.
+    Only where the prompt shows its folder from the root or the home directory (`user@host:~/x$`, `root@c:/app#`)."""
+    if g.interpreter is not None or g.system == "Windows" or not (cwd.startswith(("/", "~/")) or cwd == "~"):
+        return
+    if act := _POSIX_ACTIVATE.match(cmd.strip()):
+        env, cue = act.group("env").rstrip("/"), "an environment activated at the prompt"
+    elif any(posix.match(cmd.strip()) and named.search(text) for named, posix, _ in _VENV_LAUNCHERS):
+        env, cue = "venv", "a launcher that activates the venv in its folder"
+    else:
+        return
+    if ".." in env.split("/"):
+        return  # (a path that climbs out of the prompt's folder: not one to write down)
+    home = cwd == "~" or cwd.startswith("~/")
+    prefix = posixpath.normpath(posixpath.join(cwd[1:] or "/" if home else cwd, env or "."))
+    if home:
+        # (`~/...` kept as the paste wrote it: the quoting layer leaves `~/` bare for the shell to expand)
+        prefix = "~" + prefix
+    if prefix in ("/", "~/"):
+        return
+    g.interpreter = prefix + "/bin/python"
     _cue(g, cue, "the interpreter the plan must use", line)
 
 

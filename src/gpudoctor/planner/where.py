@@ -198,10 +198,17 @@ def side_note(facts: Facts, cmd: Cmd) -> str:
     beside the host it runs on (blind set 15's reviewers: an `nvidia-smi -L` that "does not say where to run it"): the
     driver's and the kernel's reads on the host (a pod's node), the program's own environment inside the container (the
     pod); "" where the paste shows one place, where the command says where (its note, or docker, kubectl and their kin
-    run it there), and for what reads alike in both."""
+    run it there), and for what reads alike in both. With no container, a bare python or pip's prompt where the paste
+    shows its environment by the prompt's name alone (prompt_env_note), after the command's own note where it has one."""
     runtime = container_of(facts) or ("docker" if image(facts) is not None or program_image(facts) is not None else None)
     words = [w for w in cmd.argv if isinstance(w, str)]
-    if cmd.note or runtime is None or facts.platform.container or not words:
+    if not words:
+        return ""
+    if runtime is None or facts.platform.container:
+        # (a note of its own, what the command shows, keeps its words first)
+        env = prompt_env_note(facts, cmd)
+        return f"{cmd.note}, {env}" if cmd.note and env and env not in cmd.note else "" if cmd.note else env
+    if cmd.note:
         return ""
     program = re.split(r"[\\/]", words[0])[-1]
     pod = runtime == "kubernetes"
@@ -210,6 +217,55 @@ def side_note(facts: Facts, cmd: Cmd) -> str:
     if program in _INSIDE_SIDE or program.startswith(("python", "pip")):
         return "inside the pod" if pod else "inside the container"
     return ""
+
+
+def prompt_env_note(facts: Facts, cmd: Cmd) -> str:
+    """Which prompt a bare python or pip is typed at, where the paste shows the program's environment only by the name
+    its prompt carries (facts.ENV_PROMPT: `(tf_daily) C:\\x>`, `(venv) user@host:~$`) and no interpreter by its path:
+    that environment's, which a new prompt does not have active (a conda environment is entered by its name; a venv by
+    its activation script, whose path the paste does not give). "" for any other command, and where the paste shows
+    the interpreter, or no such prompt."""
+    if not facts.pasted.partial or python_exe(facts) not in _USUAL or tool(facts) != "pip":
+        return ""
+    if container_of(facts) or image(facts) is not None or program_image(facts) is not None:
+        return ""  # (a container's or an image's interpreter: side_note and python_step say where)
+    env = next((c for c in facts.pasted.cues if c.get("cue") == ENV_PROMPT and c.get("means")), None)
+    program = re.split(r"[\\/]", str(cmd.argv[0]))[-1].lower().removesuffix(".exe")
+    if env is None or program not in ("python", "python3", "pip", "pip3"):
+        return ""
+    name = env["means"]
+    if env.get("kind") == "conda":
+        return f"in the {name} environment, where the program ran: conda activate {name} first in a new prompt"
+    return f"in the {name} environment, where the program ran: activate it first in a new prompt"
+
+
+def noted_at_prompt(facts: Facts, lines: tuple) -> tuple:
+    """`lines` (a step's commands), each bare python or pip noted with the prompt it is typed at (prompt_env_note), up
+    to a command that enters an environment (`conda activate NAME`: what follows runs there)."""
+    out = []
+    entered = False
+    for line in lines:
+        if isinstance(line, Cmd) and "activate" in line.words[:2]:
+            entered = True
+        elif isinstance(line, Cmd) and not entered and (note := prompt_env_note(facts, line)) and note not in line.note:
+            # (a note of its own, "the fix took if this shows the GPU", keeps its words first)
+            line = dataclasses.replace(line, note=f"{line.note}, {note}" if line.note else note)
+        out.append(line)
+    return tuple(out)
+
+
+def with_prompt_env(findings: list, facts: Facts) -> list:
+    """`findings`, the commands of each remediation (and of its alternative) noted_at_prompt."""
+    out = []
+    for f in findings:
+        r = f.remediation
+        if r is not None and r.commands:
+            alt = r.alternative
+            if alt is not None and alt.commands:
+                alt = dataclasses.replace(alt, commands=noted_at_prompt(facts, alt.commands))
+            f = dataclasses.replace(f, remediation=dataclasses.replace(r, commands=noted_at_prompt(facts, r.commands), alternative=alt))
+        out.append(f)
+    return out
 
 
 # Where a cluster job's program runs: its variables (the GPUs the scheduler gave it, the modules its script loaded), its
