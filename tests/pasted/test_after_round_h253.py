@@ -66,4 +66,7 @@ def test_a_cuda_build_shown_or_another_framework_gets_no_torch_step(tmp_path):
     # the build shown a CUDA one: a CPU build is not what is open
     assert _torch_step(paste(tmp_path, text + "torch 2.3.1+cu121\n")) is None
     # TensorFlow at work beside it: which framework's build is not decided by torch's
-    assert _torch_step(paste(tmp_path, text + "```\n/home/u/venv/lib/python3.10/site-packages/tensorflow/__init__.py\n```\n")) is None
+    assert (
+        _torch_step(paste(tmp_path, text + "```\n/home/u/venv/lib/python3.10/site-packages/tensorflow/__init__.py\n```\n"))
+        is None
+    )

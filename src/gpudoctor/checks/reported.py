@@ -2178,8 +2178,7 @@ def _if_cpu_torch(facts: Facts, ctx: Context, family) -> Remediation | None:
     # The failure itself is torch's (its path, its words, "Torch is not able to use GPU"), not another program's beside a
     # torch mentioned elsewhere (ollama, Ray's scheduler: their own causes first)
     if not any(
-        family_of(e, facts) is GPU_NOT_REACHED and "torch" in _LUA_TORCH.sub(" ", e.line.lower())
-        for e in pasted_failures(facts)
+        family_of(e, facts) is GPU_NOT_REACHED and "torch" in _LUA_TORCH.sub(" ", e.line.lower()) for e in pasted_failures(facts)
     ):
         return None
     version = _torch_version(facts)
