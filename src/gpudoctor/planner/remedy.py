@@ -759,7 +759,8 @@ def container_setup_alternative(runtime: str | None, facts: Facts) -> Remediatio
 
 # The read-only check that tells a CPU-only torch from a CUDA one, in the program's own interpreter: a CPU build's
 # version ends in "+cpu" (pip's Windows default and the CPU index) and its torch.version.cuda is None (torch/version.py,
-# written by tools/generate_torch_version.py @17e3b6a9: cuda = None where built without CUDA).
+# written by pytorch/pytorch tools/generate_torch_version.py @07c6e4a2: "cuda: Optional[str] = repr(args.cuda_version)",
+# None where the build was given no CUDA version).
 _TORCH_BUILD_CHECK = "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())"
 
 
