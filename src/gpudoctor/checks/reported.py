@@ -2157,8 +2157,65 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
         f"happened.{fits} This is not a clean bill of health: ask for what is listed under 'Ask the reporter for' and "
         "read the answers with it.",
         tuple(ev("pasted", line) for line in list(dict.fromkeys(e.line for e in failures))[:3]),  # a line read twice: once
-        # No remediation: nothing is known to fix yet; what to do next is the ask-for list (gpudoctor.pasted.ask).
+        # No remediation but one: nothing is known to fix yet; what to do next is the ask-for list (gpudoctor.pasted.ask),
+        # beside the one fix whose deciding check is a single command (a CPU-only torch left open: _if_cpu_torch).
+        _if_cpu_torch(facts, ctx, family),
     )
+
+
+def _if_cpu_torch(facts: Facts, ctx: Context, family) -> Remediation | None:
+    """The fix of the CPU-only torch, where the program does not reach the GPU, torch is the framework it runs (and no
+    other is named), and the paste leaves that build open where it runs (a machine or WSL, not an image: there the
+    image is the build). Its install is conditional on the one read-only check that decides it (planner.remedy
+    .if_cpu_build): the reviewers' commonest kind-9 reason on these reports was a CPU-only torch named among the
+    causes with no command to replace it (tools/plan_kind_census_h253.md). The build is the machine's
+    (checks.frameworks.plan_remediation); where no driver was seen, the toolkit's nvcc decides its CUDA, as for
+    toolkit-torch-major-mismatch's torch side (an extension built later needs that major)."""
+    from gpudoctor.checks.symptoms import GPU_NOT_REACHED, closed_keys, family_of, place, reached
+
+    if family is not GPU_NOT_REACHED or place(facts) not in ("linux", "windows"):
+        return None  # (in WSL the Windows driver's libraries are the first cause open; in an image, the image's build)
+    if "build" in closed_keys(family, facts) or frameworks_named(facts) & {"tensorflow", "jax"}:
+        return None
+    if reached(facts):
+        return None  # torch said it reaches a GPU there: its build is a CUDA one
+    # The failure itself is torch's (its path, its words, "Torch is not able to use GPU"), not another program's beside a
+    # torch mentioned elsewhere (ollama, Ray's scheduler: their own causes first)
+    if not any(
+        family_of(e, facts) is GPU_NOT_REACHED and "torch" in _LUA_TORCH.sub(" ", e.line.lower()) for e in pasted_failures(facts)
+    ):
+        return None
+    version = _torch_version(facts)
+    if version and "+" in version and not version.endswith("+cpu"):
+        return None  # its build is shown, and it is a CUDA one
+    from gpudoctor.facts import JETSON_SAID
+
+    if any(c.get("cue") == JETSON_SAID for c in facts.pasted.cues):
+        return None  # a Jetson's torch comes from NVIDIA's JetPack wheels, not the index's CUDA builds
+    from gpudoctor.checks.frameworks import plan_remediation
+    from gpudoctor.planner.remedy import if_cpu_build
+
+    options = _nvcc_target(facts)
+    if not facts.driver.version and options is None:
+        # Neither driver nor toolkit seen: the build would be a guess (the planner's lowest-driver pick for the GPU named):
+        # its deciding value, nvidia-smi's CUDA version, is asked in the step instead (issue 27: ask, never guess)
+        return if_cpu_build(facts, None)
+    return if_cpu_build(facts, plan_remediation(facts, ctx, "torch", version, "", options=options))
+
+
+def _nvcc_target(facts: Facts):
+    """Where no driver was seen, the toolkit's release as the build's target (its nvcc: a build of that CUDA major, no
+    newer), as checks.toolkit's torch side plans it; None where a driver was seen (it decides) or no toolkit either."""
+    if facts.driver.version:
+        return None
+    from gpudoctor.checks.toolkit import judged_toolkits
+    from gpudoctor.planner.model import Target
+    from gpudoctor.planner.plan import Options
+    from gpudoctor.versions import major_minor
+
+    shown = [t.version for t in judged_toolkits(facts) if t.version]
+    mm = major_minor(shown[0]) if len(set(map(major_minor, shown))) == 1 else None
+    return Options(nvcc=mm, target=Target(cuda=mm)) if mm else None
 
 
 def check_reported_program_fault(facts: Facts, ctx: Context, others: Iterable[Finding] = ()) -> Iterable[Finding]:

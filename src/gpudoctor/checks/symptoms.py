@@ -463,6 +463,11 @@ def open_causes(family: Family, facts: Facts) -> tuple[str, ...]:
     return tuple(c.text for c in family.candidates.get(place(facts), ()) if fits(c, facts) and not _closed(c, facts))
 
 
+def reached(facts: Facts) -> bool:
+    """Whether the paste shows a framework answering that it reaches the GPU (_REACHED): its build is a CUDA one."""
+    return any(facts.pasted.reported(kind) for kind in _REACHED)
+
+
 def closed_keys(family: Family, facts: Facts) -> frozenset[str]:
     """The keys of the family's causes the paste rules out where the program runs: their asks decide nothing."""
     return frozenset(c.key for c in family.candidates.get(place(facts), ()) if c.key and _closed(c, facts))

@@ -756,3 +756,40 @@ def container_setup_alternative(runtime: str | None, facts: Facts) -> Remediatio
         component="container",
         where="the host",
     )
+
+
+# The read-only check that tells a CPU-only torch from a CUDA one, in the program's own interpreter: a CPU build's
+# version ends in "+cpu" (pip's Windows default and the CPU index) and its torch.version.cuda is None (torch/version.py,
+# written by pytorch/pytorch tools/generate_torch_version.py @07c6e4a2: "cuda: Optional[str] = repr(args.cuda_version)",
+# None where the build was given no CUDA version).
+_TORCH_BUILD_CHECK = "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())"
+
+
+def if_cpu_build(facts: Facts, fix: Remediation | None) -> Remediation:
+    """The framework step for a symptom whose open causes include a CPU-only torch (the program does not reach the GPU,
+    nothing pasted decides why): the one read-only check that decides it, in the program's interpreter, then the
+    CUDA build's install (`fix`, from checks.frameworks.plan_remediation: the one decider of a framework build), to run
+    only where that check shows the CPU build. Where the build cannot be chosen (`fix` None or without commands: no
+    driver and no toolkit seen), nvidia-smi is the value asked in the step instead of an install (issue 27: ask for
+    exactly that value, never guess it)."""
+    from gpudoctor.planner.where import python_step
+
+    check = replace(
+        python_step(facts, "-c", _TORCH_BUILD_CHECK),
+        note="read-only, with the Python that runs the program: a version ending in +cpu, or None, is a CPU-only build",
+    )
+    head = "Only if the check below shows a CPU-only torch (a version ending in +cpu, or None): "
+    if fix is None or not fix.commands:
+        return Remediation(
+            head + "replace it, in that environment, with PyTorch's CUDA build for this driver; nvidia-smi's CUDA "
+            "Version (its header) decides which (`gpudoctor install torch --cuda <that version>` names it).",
+            (check, Cmd(("nvidia-smi",), note="read-only: the CUDA Version in its header decides the CUDA build")),
+            component="torch",
+        )
+    return Remediation(
+        head + fix.summary.strip(),
+        (check, *fix.commands),
+        requires_root=fix.requires_root,
+        component=fix.component or "torch",
+        where=fix.where,
+    )
