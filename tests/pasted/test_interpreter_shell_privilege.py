@@ -246,8 +246,13 @@ def test_the_plans_bare_pip_and_its_check_say_the_prompt_too():
     # 348's fix step (the CUDA build of torch) and the check after it: typed at the (pia) prompt, as the asks
     steps = check(blind_case("plans4/cases/348"))["plan"]["steps"]
     pythons = [c for s in steps for c in s["commands"] if isinstance(c, dict) and c.get("argv", [""])[0] == "python"]
-    assert [c["argv"][1:3] for c in pythons] == [["-m", "pip"], ["-c", "import torch; print(torch.__version__, torch.cuda.is_available())"]]
-    assert all(c["note"].endswith("in the pia environment, where the program ran: activate it first in a new prompt") for c in pythons)
+    assert [c["argv"][1:3] for c in pythons] == [
+        ["-m", "pip"],
+        ["-c", "import torch; print(torch.__version__, torch.cuda.is_available())"],
+    ]
+    assert all(
+        c["note"].endswith("in the pia environment, where the program ran: activate it first in a new prompt") for c in pythons
+    )
     assert pythons[1]["note"].startswith("the fix took if this shows the GPU, ")  # (its own note first)
 
 

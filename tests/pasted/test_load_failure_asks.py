@@ -43,7 +43,10 @@ def test_a_linux_library_not_loaded_asks_every_copy_on_the_machine():
         # plans9 910: Paddle's libcudnn_ops_infer needs libcublas.so.11, which the loader does not find
         (_text("plans9", "910"), "libcublas"),
         # tests/pasted tensorflow-56413: libcudart.so.11.0 lies in the conda environment, off the loader's path
-        ((_TESTS / "pasted/cases/tensorflow-56413-libcudart-in-conda-env-not-on-loader-path/report.txt").read_text(), "libcudart"),
+        (
+            (_TESTS / "pasted/cases/tensorflow-56413-libcudart-in-conda-env-not-on-loader-path/report.txt").read_text(),
+            "libcudart",
+        ),
     ):
         asks = _asks(text)
         (copies,) = [a for a in asks if a.command.argv[0] == "find"]

@@ -91,7 +91,9 @@ def linux_library_asks(facts: Facts, lib: str) -> list[LoadAsk]:
 
 
 # A CUDA library DLL by its family and CUDA (or cuDNN) major: cudnn_cnn64_9.dll, cublasLt64_12.dll, cudart64_110.dll.
-_FAMILY_DLL = re.compile(r"(?P<family>cudnn|cublas|cudart|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink)\w*?64_(?P<major>\d+)", re.I)
+_FAMILY_DLL = re.compile(
+    r"(?P<family>cudnn|cublas|cudart|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink)\w*?64_(?P<major>\d+)", re.I
+)
 # A package's own folder in the loader's message (gpudoctor.checks.windows' _PACKAGE_DLL names the package and the DLL):
 # the folder is the path up to the DLL's name, "..\" steps resolved as Windows does.
 _DLL_PATH = re.compile(r"(?P<path>[A-Za-z]:\\[^\"'<>|?*\r\n]{1,400}?\\)(?P<dll>[\w.-]+\.dll)", re.I)
@@ -122,7 +124,9 @@ def _folder(line: str, dll: str) -> str | None:
 
 
 # A Python program's marks on the failure's own line: its exceptions, its packages' folder, a script.
-_PYTHON_LINE = re.compile(r"site-packages|Traceback|\b(?:OSError|ImportError|ModuleNotFoundError|RuntimeError):|\.py\b|python", re.I)
+_PYTHON_LINE = re.compile(
+    r"site-packages|Traceback|\b(?:OSError|ImportError|ModuleNotFoundError|RuntimeError):|\.py\b|python", re.I
+)
 
 
 def python_failed(facts: Facts, python_named: bool) -> bool:
@@ -158,7 +162,9 @@ def windows_dll_asks(facts: Facts, dlls: list[str], own: set[str], python_named:
         (e.get("soname") or "").lower(): e.line for e in facts.pasted.errors if e.kind == "library-missing" and e.get("soname")
     }
     dlls = [d for d in dlls if _about_copies(lines.get(d.lower(), ""))]
-    cudnn = sorted({_family(d) for d in dlls[:3] if d.lower() not in own and d.lower().startswith("cudnn")} - {None})
+    cudnn = sorted(
+        {f for d in dlls[:3] if d.lower() not in own and d.lower().startswith("cudnn") and (f := _family(d)) is not None}
+    )
     for family in cudnn[:1]:
         # cuDNN 9's Windows installer puts its DLLs in C:\Program Files\NVIDIA\CUDNN\v9.x\bin\<CUDA major>.x and
         # adds nothing to PATH ("Installing cuDNN Backend on Windows", docs.nvidia.com/deeplearning/cudnn/installation/
@@ -171,8 +177,8 @@ def windows_dll_asks(facts: Facts, dlls: list[str], own: set[str], python_named:
             continue
         if (folder := _folder(lines.get(dll.lower(), ""), dll)) is not None:
             out.append(LoadAsk(Cmd(("dir", folder)), row["folder"].format(folder=folder)))
-        if (family := _family(dll)) is not None:
-            out.append(LoadAsk(Cmd(("where.exe", family)), row["family"].format(family=family)))
+        if (own_family := _family(dll)) is not None:
+            out.append(LoadAsk(Cmd(("where.exe", own_family)), row["family"].format(family=own_family)))
     if dlls and python_failed(facts, python_named):
         out.append(
             LoadAsk(

@@ -263,7 +263,9 @@ def with_prompt_env(findings: list, facts: Facts) -> list:
             alt = r.alternative
             if alt is not None and alt.commands:
                 alt = dataclasses.replace(alt, commands=noted_at_prompt(facts, alt.commands))
-            f = dataclasses.replace(f, remediation=dataclasses.replace(r, commands=noted_at_prompt(facts, r.commands), alternative=alt))
+            f = dataclasses.replace(
+                f, remediation=dataclasses.replace(r, commands=noted_at_prompt(facts, r.commands), alternative=alt)
+            )
         out.append(f)
     return out
 

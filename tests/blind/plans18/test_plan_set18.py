@@ -13,8 +13,11 @@ from tests.blind import setcheck
 
 class TestSet18(setcheck.WholeSet):
     here = Path(__file__).resolve().parent
-    ranges = {"A (h248, frameworks and NVIDIA)": (1801, 1829, 22), "B (h249, application projects)": (1831, 1859, 20),
-              "C (h255, the stack's everyday messages, first unused thread)": (1861, 1889, 12)}
+    ranges = {
+        "A (h248, frameworks and NVIDIA)": (1801, 1829, 22),
+        "B (h249, application projects)": (1831, 1859, 20),
+        "C (h255, the stack's everyday messages, first unused thread)": (1861, 1889, 12),
+    }
     least_cases = 42
     least_evidence = {"fine": 9, "ask": 11, "broken": 18}
     least_windows_or_wsl = 8
