@@ -28,14 +28,18 @@ def _deciding(doc: dict, code: str) -> list[list[str]]:
     return [a["argv"] for a in doc["pasted"]["ask_for"] if code in a.get("codes", ())]
 
 
-def test_an_extension_built_for_another_torch_with_neither_version_shown_is_decided_by_its_ask():
+def test_a_source_built_extension_for_another_torch_with_neither_version_shown_is_rebuilt_here():
     # flash-attn's undefined c10::Error symbol, in a conda env whose torch and flash-attn versions the text never
-    # shows (Dao-AILab/flash-attention via open-r1#684): no fix to print, so the one pip show that decides it is linked.
+    # shows (Dao-AILab/flash-attention via open-r1#684): its setup.py builds against the torch installed in the
+    # interpreter that runs pip, so the fix is the rebuild there: torch and the release installed read first (the
+    # rebuild keeps that release), then a local build forced.
     doc = _pasted("plans3/cases/247-openr1-684-conda-torch260-flashattn280-undefined-symbol")
-    assert not [s for s in doc["plan"]["steps"] if "extension-symbol-missing" in s["codes"]]
-    asks = _deciding(doc, "extension-symbol-missing")
-    assert [a[-5:] for a in asks] == [["-m", "pip", "show", "torch", "flash-attn"]]
-    assert ("extension-symbol-missing", "asked") in prose_fixes.judge(doc)
+    (step,) = [s for s in doc["plan"]["steps"] if "extension-symbol-missing" in s["codes"]]
+    cmds = step["commands"]
+    assert "import torch, torch.utils.cpp_extension" in cmds[0]["argv"][-1]
+    assert cmds[1]["argv"][1:] == ["-m", "pip", "show", "flash-attn"]
+    assert cmds[2] == {"set": "FLASH_ATTENTION_FORCE_BUILD", "value": "TRUE"}
+    assert _deciding(doc, "extension-symbol-missing") == []
 
 
 def test_an_extension_whose_fix_is_printed_links_no_ask():

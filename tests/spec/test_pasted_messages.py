@@ -685,18 +685,22 @@ def _plans15(prefix: str) -> str:
 
 
 @states("extension-symbol-missing", FIRES)
-def test_selective_scan_cuda_is_mamba_ssms_extension_and_its_version_is_asked():
+def test_selective_scan_cuda_is_mamba_ssms_extension_and_its_installed_release_is_rebuilt():
     """plans15/1504 (Colab, torch 2.3.0+cu121, mamba-ssm installed without a version): the undefined symbol is in
-    selective_scan_cuda, mamba-ssm's extension (state-spaces/mamba setup.py @fe5f0c85). The finding names mamba-ssm and
-    the ask reads its version beside torch's, which decides the rebuild; no release is pinned blind."""
-    from gpudoctor.pasted.ask import ask_for
+    selective_scan_cuda, mamba-ssm's extension (state-spaces/mamba setup.py @fe5f0c85), whose setup.py builds against
+    the installed torch. The fix rebuilds the release installed, which pip show reads first: no release is pinned
+    blind, the install names the one pip show printed (a placeholder the person fills in)."""
+    from gpudoctor.cmdline import Placeholder
 
     report = _report(_plans15("1504"))
     f = {f.code: f for f in report.findings}["extension-symbol-missing"]
     assert f.title.startswith("mamba-ssm needs")
-    assert f.remediation is None
-    shows = [a.command.words for a in ask_for(report.facts, report.findings) if "show" in a.command.words]
-    assert any(argv[-2:] == ("torch", "mamba-ssm") for argv in shows), shows
+    show, install = f.remediation.commands
+    assert show.argv == ("%pip", "show", "mamba-ssm")
+    assert install.argv == (
+        "%pip", "install", "--no-build-isolation", "--no-binary", "mamba-ssm", "--no-cache-dir", "--force-reinstall",
+        "--no-deps", Placeholder("mamba-ssm-pin"),
+    )  # fmt: skip
 
 
 @states("extension-symbol-missing", FIRES)
@@ -732,8 +736,11 @@ def test_outside_an_image_an_unversioned_extension_is_not_rebuilt_blind():
         "ImportError: /workspace/env/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
         "undefined symbol: _ZN3c104cuda9SetDeviceEi\n"
     )
+    # (blind: the newest release in place of the one installed; the rebuild of the installed release, which pip show
+    # reads and the install names, is not)
     f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
-    assert f.remediation is None or "--no-binary" not in [a for c in _argv(f) for a in c]
+    installs = [c for c in _argv(f) if "install" in c]
+    assert installs and all(c[-1] != "flash-attn" for c in installs)
 
 
 _PJRT = (

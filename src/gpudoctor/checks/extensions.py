@@ -498,6 +498,8 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
         elif companion is None and torch and owner in _MOVES_TO_TORCH:
             # Its own version was not shown, torch's was: the release of it built for this torch (issue 27, kind 9).
             rem = _unversioned_fix(facts, ctx, owner, torch)
+        if rem is None and owner in _BUILDS_AGAINST_TORCH:
+            rem = _rebuild_here(facts, ctx, owner, (companion.version if companion else dists.get(owner, "")), torch)
         abi = symbols.cxx11_abi(name)
         yield Finding(
             "extension-symbol-missing",
@@ -606,6 +608,52 @@ def object_owner(path: str) -> str | None:
 
 # Companions whose release built for a torch the matrix's companion rows name (gpudoctor.checks.extensions._companion_step).
 _MOVES_TO_TORCH = ("torchvision", "torchaudio", "xformers", "flash-attn")
+
+
+# Extensions published on the index as a source distribution whose setup.py builds against the torch installed in the
+# interpreter that builds it (or fetches the release asset made for that torch's version, CUDA major and C++ ABI):
+# flash-attn (Dao-AILab/flash-attention setup.py @00291362, CachedWheelsCommand; FLASH_ATTENTION_FORCE_BUILD "Force a
+# fresh build locally, instead of attempting to find prebuilt wheels"), mamba-ssm and causal-conv1d (state-spaces/mamba
+# setup.py @fe5f0c85 and Dao-AILab/causal-conv1d setup.py @dedc05ff, the same scheme). Where no release of it is known
+# to be built for this torch, building it here against that torch is the fix whatever either version is.
+_BUILDS_AGAINST_TORCH = ("flash-attn", "mamba-ssm", "causal-conv1d")
+
+
+def _rebuild_here(facts: Facts, ctx: Context, name: str, version: str, torch: str | None) -> Remediation:
+    """`name` built again against the torch the failing interpreter loads (_BUILDS_AGAINST_TORCH): the same release,
+    never the newest in its place (a newer release may need a newer torch, or change the API the program uses), so
+    where the text did not show its version pip show reads it first and the install names it; torch's version and
+    toolkit are read first where the text did not show them."""
+    import dataclasses
+
+    from gpudoctor.cmdline import Placeholder
+    from gpudoctor.extension_facts import Companion
+
+    cmds: list[Line] = [] if torch else [build_toolchain(facts)]
+    if version:
+        cmds.extend(_rebuild(facts, ctx, Companion(name, version, "")))
+    else:
+        cmds.append(pip(facts, "show", name))
+        *env, install = _rebuild(facts, ctx, Companion(name, "", ""))
+        assert isinstance(install, Cmd) and install.argv[-1] == name  # the spec is rebuild_args' last argument
+        pin = Placeholder(f"{name}-pin")
+        cmds.extend(env)
+        cmds.append(
+            dataclasses.replace(
+                install,
+                argv=(*install.argv[:-1], pin),
+                note=f"{pin}: {name}==VERSION, the version pip show printed (the same release, built for this torch)",
+            )
+        )
+    return Remediation(
+        f"Rebuild {name}{f' {_base(version)}' if version else ', the release installed,'} against the installed torch"
+        + (f" {_base(torch)}" if torch else "")
+        + " with the interpreter that failed: --no-build-isolation builds against that torch (an isolated build "
+        "fetches another), --no-cache-dir keeps pip from reinstalling the wheel it built for the old torch, --no-deps "
+        "leaves torch as it is. The build needs nvcc of torch's CUDA major.",
+        tuple(cmds),
+        component="torch",
+    )
 
 
 def _unversioned_fix(facts: Facts, ctx: Context, name: str, torch: str) -> Remediation | None:
