@@ -539,3 +539,35 @@ def test_headerless_cut_quiet_twin_indented_lines_that_are_no_frames():
     doc = _check(_case("plans5/cases/414-xgb6766"))
     assert "traceback-cut" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
     assert UNEXPLAINED not in _blocking(doc)
+
+
+# -- onnxruntime's CPU provider named as the fallback (h260): the whole session on the CPU, asked by a session -------
+
+_SESSION_ASK = (
+    "import onnxruntime as ort; from onnxruntime.datasets import get_example; "
+    's = ort.InferenceSession(get_example("sigmoid.onnx"), providers=["CUDAExecutionProvider", "CPUExecutionProvider"]); '
+    "print(ort.__version__, s.get_providers())"
+)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # "always falling back to the CPUProvider" (insightface#1796)
+        cli_json.blind_case("plans18/cases/1834-insightface"),
+        # "always fall back to CPUExecutorProvider" (microsoft/onnxruntime#9302)
+        ROOT / "tests/pasted/cases/onnxruntime-9302-debian-ort-gpu19-always-falls-back-to-cpu-provider-ask/report.txt",
+    ],
+)
+def test_cpu_provider_fallback_said(path):
+    doc = _check(path)
+    assert "gpu-unused-said" in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    _unexplained(doc)
+    assert ["python3", "-c", _SESSION_ASK] in _asked(doc)
+
+
+def test_cpu_provider_fallback_quoted_is_no_symptom():
+    # openpilot#31708 on an Intel GPU: "ONNX automatically falls back to `CPUExecutionProvider`", the right behaviour
+    doc = _check(ROOT / "tests/pasted/cases/openpilot-31708-intel-gpu-ort-gpu-falls-back-to-cpu-fine/report.txt")
+    assert "gpu-unused-said" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    assert UNEXPLAINED not in _blocking(doc)
