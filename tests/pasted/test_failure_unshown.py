@@ -571,3 +571,31 @@ def test_cpu_provider_fallback_quoted_is_no_symptom():
     doc = _check(ROOT / "tests/pasted/cases/openpilot-31708-intel-gpu-ort-gpu-falls-back-to-cpu-fine/report.txt")
     assert "gpu-unused-said" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
     assert UNEXPLAINED not in _blocking(doc)
+
+
+# -- CUDA's "driver version is insufficient" on Windows with no NVIDIA GPU or driver shown (h260) -------------------
+
+_ADAPTERS = ["powershell", "-NoProfile", "-Command", "Get-CimInstance Win32_VideoController | Format-List Name,DriverVersion,Status"]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "plans18/cases/1861-roop465",  # onnxruntime's CUDA provider: "CUDA failure 35", GPU and driver not named
+        "plans3/cases/209-nvdocker498",  # CUDA 8's bandwidthTest.exe: cudaErrorInsufficientDriver, nothing else shown
+    ],
+)
+def test_insufficient_driver_on_windows_unshown_is_undecided(case):
+    doc = _check(_case(case))
+    codes = _blocking(doc)
+    # no driver upgrade asserted: an old driver and no NVIDIA driver at all read the same there
+    assert "toolkit-newer-than-driver" not in codes and "framework-driver-too-old" not in codes
+    _unexplained(doc)
+    asked = _asked(doc)
+    assert ["nvidia-smi"] in asked and _ADAPTERS in asked
+
+
+def test_insufficient_driver_with_driver_shown_stays_decided():
+    # a driver and GPU shown (a Linux host's 470 with CTranslate2's CUDA 12 build): the judged finding stays
+    doc = _check(_case("plans9/cases/936-ctranslate2-1842"))
+    assert UNEXPLAINED not in _blocking(doc)
