@@ -539,3 +539,63 @@ def test_headerless_cut_quiet_twin_indented_lines_that_are_no_frames():
     doc = _check(_case("plans5/cases/414-xgb6766"))
     assert "traceback-cut" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
     assert UNEXPLAINED not in _blocking(doc)
+
+
+# -- onnxruntime's CPU provider named as the fallback (h260): the whole session on the CPU, asked by a session -------
+
+_SESSION_ASK = (
+    "import onnxruntime as ort; from onnxruntime.datasets import get_example; "
+    's = ort.InferenceSession(get_example("sigmoid.onnx"), providers=["CUDAExecutionProvider", "CPUExecutionProvider"]); '
+    "print(ort.__version__, s.get_providers())"
+)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # "always falling back to the CPUProvider" (insightface#1796)
+        cli_json.blind_case("plans18/cases/1834-insightface"),
+        # "always fall back to CPUExecutorProvider" (microsoft/onnxruntime#9302)
+        ROOT / "tests/pasted/cases/onnxruntime-9302-debian-ort-gpu19-always-falls-back-to-cpu-provider-ask/report.txt",
+    ],
+)
+def test_cpu_provider_fallback_said(path):
+    doc = _check(path)
+    assert "gpu-unused-said" in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    _unexplained(doc)
+    assert ["python3", "-c", _SESSION_ASK] in _asked(doc)
+
+
+def test_cpu_provider_fallback_quoted_is_no_symptom():
+    # openpilot#31708 on an Intel GPU: "ONNX automatically falls back to `CPUExecutionProvider`", the right behaviour
+    doc = _check(ROOT / "tests/pasted/cases/openpilot-31708-intel-gpu-ort-gpu-falls-back-to-cpu-fine/report.txt")
+    assert "gpu-unused-said" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    assert UNEXPLAINED not in _blocking(doc)
+
+
+# -- CUDA's "driver version is insufficient" on Windows with no NVIDIA GPU or driver shown (h260) -------------------
+
+_ADAPTERS = ["powershell", "-NoProfile", "-Command", "Get-CimInstance Win32_VideoController | Format-List Name,DriverVersion,Status"]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "plans18/cases/1861-roop465",  # onnxruntime's CUDA provider: "CUDA failure 35", GPU and driver not named
+        "plans3/cases/209-nvdocker498",  # CUDA 8's bandwidthTest.exe: cudaErrorInsufficientDriver, nothing else shown
+    ],
+)
+def test_insufficient_driver_on_windows_unshown_is_undecided(case):
+    doc = _check(_case(case))
+    codes = _blocking(doc)
+    # no driver upgrade asserted: an old driver and no NVIDIA driver at all read the same there
+    assert "toolkit-newer-than-driver" not in codes and "framework-driver-too-old" not in codes
+    _unexplained(doc)
+    asked = _asked(doc)
+    assert ["nvidia-smi"] in asked and _ADAPTERS in asked
+
+
+def test_insufficient_driver_with_driver_shown_stays_decided():
+    # a driver and GPU shown (a Linux host's 470 with CTranslate2's CUDA 12 build): the judged finding stays
+    doc = _check(_case("plans9/cases/936-ctranslate2-1842"))
+    assert UNEXPLAINED not in _blocking(doc)

@@ -323,6 +323,8 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
     if explained(facts, ctx)[1]:
         return  # CTranslate2's CUDA 12 build on an older driver: gpudoctor.checks.libraries names the build that fits
+    if _no_driver_shown_on_windows(facts, said):
+        return  # an old driver or none at all: undecided (check_reported_unexplained), the adapters asked for
     frameworks = frameworks_named(facts)
     code = "framework-driver-too-old" if frameworks else "toolkit-newer-than-driver"
     if _emits(check_driver_too_old, facts, ctx, "framework-driver-too-old") or _emits(
@@ -359,6 +361,23 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         tuple(ev("pasted", e.line) for e in said[:2]),
         upgrade,
     )
+
+
+def _no_driver_shown_on_windows(facts: Facts, said: list) -> bool:
+    """CUDA's "driver version is insufficient" (cudaErrorInsufficientDriver, 35) on native Windows with neither an
+    NVIDIA GPU nor a driver version shown: the CUDA runtime says the same where it finds no NVIDIA driver at all
+    (_container_without_driver below), and a Windows machine with only Intel or AMD graphics runs a CUDA build's
+    program as readily as one with an old GeForce driver (roop-unleashed threads of an onnxruntime-gpu CUDA provider on
+    Intel and AMD graphics: tests/blind/plans18/cases/1861-*; a CUDA 8 bandwidthTest.exe, tests/blind/plans3/cases/
+    209-*). Whether the machine has an NVIDIA GPU and which driver decides the fix (a driver update, or another
+    provider), so no upgrade is asserted before nvidia-smi and the adapter list answer. PyTorch's "found version N"
+    states the driver's CUDA, so only the runtime's own message is read here."""
+    d = facts.driver
+    if not (facts.platform.system or "").lower().startswith("win") or facts.platform.wsl:
+        return False
+    if any(e.kind != "cuda-driver-insufficient" for e in said):
+        return False
+    return not d.version and not d.cuda_version and not d.gpus
 
 
 def _container_without_driver(facts: Facts, said: list, up_to: str | None, upgrade: Remediation) -> Finding | None:

@@ -127,6 +127,15 @@ def _name_cut(facts: Facts) -> bool:
     return any(g.name and not g.compute_capability and _FAMILY_ONLY.fullmatch(g.name.strip()) for g in facts.driver.gpus)
 
 
+# Windows' display adapters and their drivers, which PowerShell lists in any language: whether an NVIDIA GPU and its
+# driver are there at all, beside Intel's or AMD's graphics.
+_ADAPTERS = Ask(
+    Cmd(("powershell", "-NoProfile", "-Command", "Get-CimInstance Win32_VideoController | Format-List Name,DriverVersion,Status")),
+    "whether an NVIDIA display driver is installed and which (DriverVersion 31.0.15.5222 is NVIDIA 552.22; "
+    "Microsoft Basic Display Adapter: none)",
+)
+
+
 def ask_for(facts: Facts, findings: list) -> list[Ask]:
     """What to request from the reporter; empty for a whole machine (nothing there is unshown)."""
     from gpudoctor.checks.driver import no_gpu_said, stated_mismatch
@@ -195,20 +204,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     elif windows and "nvidia-smi" in facts.pasted.missing and no_gpu_said(facts) is None and other_vendor_gpu_only(facts) is None:
         # On Windows nvidia-smi comes with NVIDIA's display driver (System32 for DCH drivers): the display adapters and
         # their drivers, which PowerShell lists in any language, say whether one is installed at all.
-        out.append(
-            Ask(
-                Cmd(
-                    (
-                        "powershell",
-                        "-NoProfile",
-                        "-Command",
-                        "Get-CimInstance Win32_VideoController | Format-List Name,DriverVersion,Status",
-                    )
-                ),
-                "whether an NVIDIA display driver is installed and which (DriverVersion 31.0.15.5222 is NVIDIA 552.22; "
-                "Microsoft Basic Display Adapter: none)",
-            )
-        )
+        out.append(_ADAPTERS)
     elif (
         not mac
         and facts.platform.wsl != 1
@@ -259,6 +255,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                     "chosen in a graph's engine list)"
                 )
             out.append(Ask(Cmd(("nvidia-smi",)), why))
+            if windows and facts.pasted.reported("cuda-driver-insufficient") and not d.gpus:
+                # CUDA's "driver version is insufficient" with no NVIDIA GPU shown: Windows says so without any NVIDIA
+                # driver too (checks.reported's _no_driver_shown_on_windows); the adapters name the machine's GPUs
+                out.append(_ADAPTERS)
             if facts.platform.wsl == 2:
                 # In WSL 2 the driver is Windows': libcuda.so.1 and nvidia-smi come from it through /usr/lib/wsl/lib,
                 # never from a Linux package, so that folder says whether the Windows side gives CUDA at all.
