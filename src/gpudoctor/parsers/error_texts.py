@@ -169,6 +169,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "cudnn-version-said": "the cuDNN version an issue template's environment fields state",
     "slurm-devices-unconstrained": "Slurm's cgroup.conf shown without ConstrainDevices=yes, beside a job's GPUs",
     "gpu-operator-driver-crashing": "the GPU Operator's driver pod restarting in CrashLoopBackOff",
+    "nvidia-module-load-failed": "nvidia-installer built the NVIDIA kernel module and the kernel refused to load it",
     "p2p-hang-behind-switch": "P2P between GPUs behind a PCIe switch hangs, and works with NCCL_P2P_DISABLE=1",
     "nccl-shm-create-failed": "NCCL could not create its shared-memory segment in /dev/shm (most often too small)",
     "tensorrt-library-missing": "TensorRT could not load one of its own libraries by soname",

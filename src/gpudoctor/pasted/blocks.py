@@ -102,7 +102,10 @@ def normalise(text: str) -> list[str]:
             line = "" if re.fullmatch(r"[\w+.-]*", rest) else rest
         line = _FENCE_END.sub("", line).rstrip() if "`" in line or "~" in line else line
         # Full-width colons (an IME's "GPU 0： ...") read as the ASCII colon every format uses.
-        out.append(line.replace("\t", "    ").replace("\uff1a", ": "))
+        line = line.replace("\t", "    ").replace("\uff1a", ": ")
+        # Typographic apostrophes read as the ASCII one every tool prints: a forum's or an IME's "couldn‘t communicate"
+        # (tests/blind/plans18/cases/1866-*) or "won’t find" (tests/pasted) is the message it quotes.
+        out.append(line.replace("\u2018", "'").replace("\u2019", "'") if "\u2018" in line or "\u2019" in line else line)
     return out
 
 

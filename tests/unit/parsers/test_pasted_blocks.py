@@ -322,3 +322,24 @@ def test_windows_in_prose_is_read_only_where_the_text_names_no_linux(text: str, 
     # pasted/cues.py: "Weaker words, read only where the text names no Linux ("works on Windows, fails on my Ubuntu
     # server")".
     assert read_pasted([Source("t", text)]).get("platform", {}).get("system") == system
+
+
+@pytest.mark.parametrize("apostrophe", ["\u2018", "\u2019"])
+def test_a_typographic_apostrophe_reads_as_the_message(apostrophe: str) -> None:
+    # a forum's or an IME's "couldn‘t" (tests/blind/plans18/cases/1866-*) is nvidia-smi's "couldn't"
+    text = (FIXTURES / "errors" / "nvidia-smi_couldnt-communicate-with-driver.txt").read_text(encoding="utf-8")
+    snap = _read(PROSE_BEFORE + text.replace("couldn't", f"couldn{apostrophe}t") + PROSE_AFTER)
+    assert ("nvml", "driver-unreachable") in {(e["kind"], e["values"].get("code")) for e in snap["pasted"]["errors"]}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when this kernel module was",
+        "Unable to load the kernel module 'nvidia.ko",  # an issue's title, cut
+    ],
+)
+def test_nvidia_installer_load_failure_is_its_catalogue_entry(line: str) -> None:
+    snap = _read(PROSE_BEFORE + line + PROSE_AFTER)
+    found = [e for e in snap["pasted"]["errors"] if e["kind"] == "nvidia-module-load-failed"]
+    assert [e["values"]["entry"] for e in found] == ["nvidia-installer-module-load-failed"]
