@@ -67,3 +67,42 @@ def test_a_run_on_the_programs_own_image_keeps_its_image():
     """Only an nvidia-smi check moves to the sample image: a program's own image (1846) is run as the reporter wrote."""
     last = _step(_report("blind/plans18/cases/1846-*/input.txt"), "container-no-gpu")[-1]
     assert "ghcr.io/leejet/stable-diffusion.cpp:master-cuda" in last and "ubuntu" not in last
+
+
+# A pod left Pending, as `kubectl get pods` shows it: the scheduler's reason is asked, not guessed (k8s-device-plugin
+# #176, set 18's 1807; #301 is the catalogue's example).
+@pytest.mark.parametrize(
+    ("glob", "pod"),
+    [
+        ("blind/plans18/cases/1807-*/input.txt", "gpu-pod"),
+        ("pasted/catalogue_examples/k8s-device-plugin-301-cuda-vector-add-pending.txt", "cuda-vector-add"),
+    ],
+)
+def test_a_pending_pod_asks_for_the_schedulers_reason(glob, pod):
+    report = _report(glob)
+    (said,) = [e for e in report.facts.pasted.errors if e.kind == "kubernetes-pod-pending"]
+    assert said.get("pod") == pod
+    asked = [a.command.words for a in ask_for(report.facts, list(report.findings))]
+    assert ("kubectl", "get", "events", "-A", "--field-selector", "reason=FailedScheduling") in asked
+
+
+# A project's own CUDA op failing its launch check with "no kernel image" (CaDDN's pcdet ops, set 18's 1847;
+# Vote2Cap-DETR's PointNet++ op): the GPU's capability and the toolkit that rebuilds it are asked where it runs.
+@pytest.mark.parametrize(
+    "glob",
+    [
+        "blind/plans18/cases/1847-*/input.txt",
+        "pasted/catalogue_examples/vote2cap-detr-22-pointnet2-cuda-kernel-failed-no-kernel-image.txt",
+    ],
+)
+def test_an_extensions_own_no_kernel_image_asks_for_the_capability_and_the_toolkit(glob):
+    report = _report(glob)
+    assert [e.kind for e in report.facts.pasted.errors if e.kind == "extension-kernel-no-image"]
+    asked = [a.command.words for a in ask_for(report.facts, list(report.findings))]
+    assert any(w[-1] == "--version" and "nvcc" in w for w in asked)
+
+
+def test_inside_the_container_the_capability_is_asked_of_its_interpreter():
+    report = _report("blind/plans18/cases/1847-*/input.txt")
+    asked = [a.command.words for a in ask_for(report.facts, list(report.findings))]
+    assert any(w[0] == "python3" and any("get_device_capability" in x for x in w) for w in asked)
