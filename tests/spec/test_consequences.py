@@ -192,7 +192,9 @@ KNOWN_ALTERNATIVES = (
 # shine-cluster-30's apt history (460.80-0ubuntu0.20.04.2) names Ubuntu 20.04, so its mismatch plan lists the driver
 # packages (dpkg -l) and mends an interrupted apt run (apt-get update, dpkg --configure -a, apt-get install
 # --fix-broken), which the model has no package database to follow.
-UNMODELLED_AT_MOST = 216
+# 218 with pasted deepo-112 (h257): a container started without --gpus, whose plan runs the reporter's own `docker run`
+# again with --gpus all (a container's start, which the model does not follow) and the toolkit's docker floor.
+UNMODELLED_AT_MOST = 218
 
 
 def _violations(case: str):

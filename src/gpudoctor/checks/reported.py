@@ -1079,10 +1079,15 @@ def check_reported_driver_missing(facts: Facts, ctx: Context) -> Iterable[Findin
     )
 
 
+# The driver's user-space libraries by soname, as a loader error names them (libcuda.so.1, libnvidia-ml.so.1).
+_DRIVER_SONAME = LazyPattern(r"^lib(?:cuda|nvidia-ml)\.so(?:\.1)?$")
+
+
 def check_reported_container_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """A container started without GPU access (docker run without --gpus or the NVIDIA runtime), where the
     text also shows the GPU unusable inside it."""
     from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import reporters_docker_run
 
     if other_vendor_gpu_only(facts) is not None:
         return
@@ -1101,6 +1106,12 @@ def check_reported_container_gpu(facts: Facts, ctx: Context) -> Iterable[Finding
         # (image-driver-not-detected: NVIDIA images' start banner, catalogue image-nvidia-driver-not-detected)
         if e.kind in ("nvidia-smi-not-found", "cuda-unavailable", "tf-not-built-with-cuda", "image-driver-not-detected")
         or (e.kind == "nvml" and e.get("code") == "cuda-no-device")
+        # the driver's own user-space library, which no CUDA image ships: the NVIDIA Container Toolkit mounts it
+        # from the host into a container that asks for a GPU, and into no other ("unset: the same behaviour as
+        # runc, neither GPUs nor capabilities exposed"; `compute` is libcuda, `utility` libnvidia-ml: "Specialized
+        # Configurations with Docker", https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/1.20.2/
+        # docker-specialized.html)
+        or (e.kind == "library-missing" and _DRIVER_SONAME.match(e.get("soname") or ""))
     ]
     if not unusable:
         return
@@ -1114,7 +1125,7 @@ def check_reported_container_gpu(facts: Facts, ctx: Context) -> Iterable[Finding
         (ev("pasted", started[0].line),),
         Remediation(
             "Start the container with GPU access (the NVIDIA Container Toolkit installed and configured on the host).",
-            (Cmd(("docker", "run", "--gpus", "all", Placeholder("image"))),),
+            (reporters_docker_run(facts, gpus=True) or Cmd(("docker", "run", "--gpus", "all", Placeholder("image"))),),
             component="container",
             where="the host",
         ),

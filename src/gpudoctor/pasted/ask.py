@@ -405,6 +405,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             )
         )
     libs = [m for m in facts.pasted.missing if m.startswith("lib") and ".so" in m]
+    if "container-no-gpu" in codes:
+        # a container started without GPU access has no driver library to find: that finding explains libcuda's and
+        # libnvidia-ml's absence, and the image's own cache (asked without --gpus) would only show it again
+        libs = [m for m in libs if not m.startswith(("libcuda.so", "libnvidia-ml.so"))]
     copies: list[Ask] = []
     if libs and facts.platform.system == "Linux":
         stem = libs[0].split(".so", 1)[0]

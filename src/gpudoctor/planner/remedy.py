@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from gpudoctor.cmdline import Cmd, Line, Output, Placeholder, PrependPath, SetFrom, Unrenderable, render
 from gpudoctor.facts import CLUSTER_SAID, NOTEBOOK_SAID, Facts
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Remediation
 from gpudoctor.planner.where import conda, package_step, shell
 
@@ -704,6 +705,11 @@ def reporters_docker_run(facts: Facts, gpus: bool) -> Cmd | None:
             "all" if w in ("0", "count=0") and i and words[i - 1] == "--gpus" else "--gpus=all" if w == "--gpus=0" else w
             for i, w in enumerate(words)
         ]
+        if (checked := _gone_cuda_image_check(words)) is not None:
+            return Cmd(
+                ("docker", "run", *checked),
+                note="your command, as the text shows it, on the toolkit's sample image: that nvidia/cuda tag is gone",
+            )
         return Cmd(("docker", "run", *words), note="your command, as the text shows it")
     out: list[str] = []
     skip = False
@@ -725,6 +731,29 @@ def reporters_pip_install(facts: Facts) -> Cmd | None:
     if not said:
         return None
     return replace(pip(facts, "install", *(said[-1].get("args") or "").split()), note="your command, as the text shows it")
+
+
+# NVIDIA's CUDA image repository as docker names it, with a tag NVIDIA has taken down: a CUDA 10 or older one, or one
+# without the full release (11.0-base, 11.0-base-ubuntu20.04, 12.2-runtime, latest). NVIDIA tags its CUDA images with
+# the full release and the OS and deleted the short and the end-of-life tags (NVIDIA/nvidia-docker#1735: 11.0-base is
+# gone where 11.6.2-base-ubuntu20.04 runs; the reading of gpudoctor.checks.catalogued.containers.check_image_tag_missing).
+_GONE_CUDA_IMAGE = LazyPattern(
+    r"(?:(?:docker\.io|nvcr\.io)/)?nvidia/cuda(?::latest|:(?:[1-9]|10)\.\d{1,2}\S*"
+    r"|:\d{2}\.\d{1,2}(?:-[a-z0-9.-]{1,60})?)?"
+)
+
+
+def _gone_cuda_image_check(words: list[str]) -> list[str] | None:
+    """A `docker run` that checks the GPU (its command is nvidia-smi) on an nvidia/cuda tag NVIDIA has taken down,
+    moved to the NVIDIA Container Toolkit's sample workload, `ubuntu` (docs.nvidia.com/datacenter/cloud-native/
+    container-toolkit/latest/sample-workload.html: `docker run --rm --runtime=nvidia --gpus all ubuntu nvidia-smi`):
+    the toolkit mounts nvidia-smi into any image, and a plain image carries no CUDA requirement the host's driver
+    must meet, where a current CUDA tag would need one the driver supports. None where the run is another (its image
+    is the program's own) or its tag still exists."""
+    at = next((i for i, w in enumerate(words) if _GONE_CUDA_IMAGE.fullmatch(w)), None)
+    if at is None or at + 1 >= len(words) or words[at + 1] != "nvidia-smi":
+        return None
+    return [*words[:at], "ubuntu", *words[at + 1 :]]
 
 
 def docker_run_without_gpus(facts: Facts, image: str | None = None) -> tuple[Cmd, ...]:
