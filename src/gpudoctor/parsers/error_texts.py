@@ -320,6 +320,25 @@ _CUDNN_LOADED = _Lazy(
     r"but (?:the )?source was compiled with:?\s*(?P<compiled>\d+(?:\.\d+)*)",
     re.IGNORECASE,
 )
+
+
+def _cudnn_loaded_values(m: re.Match[str]) -> dict[str, str]:
+    """The two versions of TensorFlow's "Loaded runtime CuDNN library" line, dotted. TensorFlow 1.x before 1.11 printed
+    cudnnGetVersion() and CUDNN_VERSION as integers with their "compatibility version" (major*1000 + minor*100 from
+    cuDNN 7 on) and refused any compatibility version but the compiled one, an equal major.minor: "Loaded runtime CuDNN
+    library: 7103 (compatibility version 7100) but source was compiled with 7005 (compatibility version 7000)"
+    (qianguih/voxelnet#50 and LeoCHANGcn/Nvidia-docker-Ubuntu-16.04-Unity-Desktop-TensorFlow-with-GPU#1, each fixed by
+    cuDNN 7.0.5, the compiled minor; tensorflow/models#5943). Later releases print dotted versions and accept an equal
+    or higher minor ("CuDNN library needs to have matching major version and equal or higher minor version")."""
+    loaded, compiled = m.group("loaded"), m.group("compiled")
+    values = {"loaded": loaded, "compiled": compiled}
+    if loaded.isdigit() and compiled.isdigit() and int(loaded) >= 1000 and int(compiled) >= 1000:
+        values = {"loaded": cudnn_from_int(int(loaded)), "compiled": cudnn_from_int(int(compiled))}
+    if "compatibility version" in m.group(0).lower():
+        values["rule"] = "equal-minor"
+    return values
+
+
 _DRIVER_FOUND = _Lazy(r"NVIDIA driver on your system is too old\s*\(found version (?P<found>\d{4,6})\)", re.IGNORECASE)
 _INSUFFICIENT = _Lazy(
     r"CUDA driver version is insufficient for CUDA runtime version|CUDA_ERROR_INSUFFICIENT_DRIVER"
@@ -696,7 +715,7 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                 if soname and not soname.startswith("."):
                     add("library-missing", line, soname=soname, **side)
         if m := scan.search(_CUDNN_LOADED, number):
-            add("cudnn-version-mismatch", line, loaded=m.group("loaded"), compiled=m.group("compiled"))
+            add("cudnn-version-mismatch", line, **_cudnn_loaded_values(m))
         if m := scan.search(_DRIVER_FOUND, number):
             add("driver-too-old-found", line, cuda=cuda_from_int(int(m.group("found"))))  # (PyTorch's "found version 11040")
         if scan.search(_INSUFFICIENT, number):
@@ -841,8 +860,7 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         add(
             "cudnn-version-mismatch",
             joined[max(0, m.start() - 60) : m.end()],
-            loaded=m.group("loaded"),
-            compiled=m.group("compiled"),
+            **_cudnn_loaded_values(m),
         )
     # The driver library resolved to a toolkit's link-time stub, by the path a program printed for it (numba's "Mapped
     # libcuda.so paths:", ctypes' "PATH: undefined symbol"): parsers.library_lines reads the line.
