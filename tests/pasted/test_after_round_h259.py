@@ -46,3 +46,42 @@ def test_the_dotted_tf2_wording_keeps_its_equal_or_newer_minor_rule(tmp_path):
         "compiled with: 8.1.0.  CuDNN library needs to have matching major version and equal or higher minor version."
     )
     assert _finding(paste(tmp_path, line + "\n"), "cudnn-too-old") is None
+
+
+def _unexplained_asks(doc: dict) -> list[list[str]]:
+    return [a["argv"] for a in doc["pasted"]["ask_for"]]
+
+
+def test_jax_trying_its_tpu_backend_on_a_gpu_machine_is_no_missing_library(tmp_path):
+    # google-deepmind/alphafold3#656 (maintainer: "can be safely ignored (when running AF3 on a GPU)"): the INFO line of
+    # xla_bridge's backend loop; nothing else in the text fails
+    line = (
+        "I0420 10:00:00.000000 1 xla_bridge.py:841] Unable to initialize backend 'tpu': INTERNAL: Failed to open "
+        "libtpu.so: libtpu.so: cannot open shared object file: No such file or directory\n"
+    )
+    doc = paste(tmp_path, line)
+    assert doc["findings"] == []
+    assert not any("libtpu" in " ".join(a) for a in _unexplained_asks(doc))
+
+
+def test_the_cuda_backend_line_is_read_and_the_tpu_line_beside_it_is_not():
+    # strauchlab/cryoPhold#2 (tests/blind/plans18/cases/1851-*): a reason-less 'cuda' line, the 'rocm' and 'tpu' ones
+    doc = check(blind_case("plans18/cases/1851"))
+    kinds = [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    assert "jax-cuda-backend-failed" in kinds and "library-missing" not in kinds
+    assert not any("libtpu" in " ".join(a) for a in _unexplained_asks(doc))
+    # google-research/t5x#1286: the CPU jaxlib's 'cuda' line is read the same way
+    doc = check(CASES_DIR / "t5x-1286-jax-cuda-backend-gpuallocatorconfig-cpu-jaxlib" / "report.txt")
+    assert "jax-cuda-backend-failed" in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+
+
+def test_the_removed_jax_linear_util_is_read_and_asks_for_the_jax_and_haiku_versions():
+    # YoshitakaMo/localcolabfold#261 (tests/blind/plans18/cases/1850-*) quotes the error in prose;
+    # GMdSilva/gms_natcomms_1705932980_data#1 prints it at a traceback's end
+    for doc in (
+        check(blind_case("plans18/cases/1850")),
+        check(CASES_DIR / "gms-natcomms-1-colab-jax-linear-util-removed" / "report.txt"),
+    ):
+        assert "jax-api-removed" in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+        assert [f["code"] for f in doc["findings"]] == ["pasted-error-unexplained"]
+        assert any(a[1:4] == ["-m", "pip", "list"] for a in _unexplained_asks(doc))

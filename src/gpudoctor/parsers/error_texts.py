@@ -310,6 +310,11 @@ _DLL_WRAPPED = _Lazy(
 # without it ("TF-TRT Warning: Could not find TensorRT", tensorflow/compiler/tf2tensorrt/utils/py_utils.cc @b42113ff;
 # GetNvInferDsoHandle in tensorflow/tsl/platform/default/dso_loader.cc @d2b65574): that line is no missing library.
 _TF_DSO_LINE = _Lazy(r"Could not load dynamic library '")
+# JAX's xla_bridge tries every backend it knows at start-up and logs each one that does not initialise at INFO level;
+# on a machine without TPUs the TPU one reads "Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so:
+# libtpu.so: cannot open shared object file" on every GPU run (google-deepmind/alphafold3#656: "this warning can be
+# safely ignored (when running AF3 on a GPU)"; google-deepmind/alphafold3#172: "They are just information level").
+_JAX_TPU_PROBE = _Lazy(r"Unable to initialize backend 'tpu'")
 _LIB_BECAUSE = _Lazy(
     r"Could not load library (?P<wanted>[A-Za-z0-9_+.-]{1,100}?\.so(?:\.\d+)*)\.? Error: "
     + _SONAME
@@ -712,6 +717,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                     continue
                 if soname.startswith("libnvinfer") and scan.search(_TF_DSO_LINE, number):
                     continue  # TensorFlow's optional TensorRT (TF-TRT) looked for and did not find: no fault
+                if soname.startswith("libtpu") and _JAX_TPU_PROBE.search(line):
+                    continue  # JAX trying its TPU backend on a machine without TPUs: an INFO line, no fault
                 if soname and not soname.startswith("."):
                     add("library-missing", line, soname=soname, **side)
         if m := scan.search(_CUDNN_LOADED, number):
