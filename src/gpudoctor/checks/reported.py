@@ -841,6 +841,51 @@ def _cudnn_stray(facts: Facts, who: str, loaded: str, compiled: str) -> Remediat
     )
 
 
+def _cudnn_minor_differs(facts: Facts, e, loaded: str, compiled: str) -> Finding:
+    """TensorFlow 1.x before 1.11 refused a cuDNN of another minor than the one it was compiled with, newer ones too
+    (its "compatibility version" line, parsers.error_texts): the cuDNN that loads must be the compiled major.minor.
+    The threads' fix is that minor put where TensorFlow loads it (qianguih/voxelnet#50: conda install cudnn=7.0.5 in
+    the environment; LeoCHANGcn/Nvidia-docker-Ubuntu-16.04-Unity-Desktop-TensorFlow-with-GPU#1: libcudnn7 7.0.5), or a
+    TensorFlow whose check accepts a newer minor (1.11 on: "equal or higher minor version")."""
+    from gpudoctor.planner.where import python_step
+    from gpudoctor.versions import major_minor
+
+    mm = major_minor(compiled) or compiled
+    who = e.get("program") or "TensorFlow"
+    looks = (
+        python_step(facts, "-c", "import tensorflow as tf; print(tf.__version__)"),
+        Cmd(("ldconfig", "-p"), pipe=("grep", "libcudnn"), note="the copies of cuDNN the loader's cache knows"),
+        Cmd(("printenv", "LD_LIBRARY_PATH"), note="the directories searched before the cache"),
+    )
+    if where.conda(facts):
+        rem = Remediation(
+            f"This {who} build accepts only cuDNN {mm}.x: install cuDNN {mm} into the same conda environment "
+            f"(activated), then run the program again.",
+            (*looks, Cmd(("conda", "list", "cudnn")), Cmd(("conda", "install", f"cudnn={mm}"))),
+            component="cudnn",
+        )
+    else:
+        rem = Remediation(
+            f"This {who} build accepts only cuDNN {mm}.x (the same major and minor as the {compiled} it was compiled "
+            f"with), not {loaded}: put a cuDNN {mm}.x for the same CUDA where {who} loads it (replace the "
+            f"{loaded} files in the CUDA directory it loads them from, or unpack {mm}.x to its own folder and put that "
+            f"first on LD_LIBRARY_PATH), or move to a {who} release whose check accepts a newer minor (TensorFlow 1.11 "
+            "and later).",
+            looks,
+            component="cudnn",
+        )
+    return Finding(
+        "cudnn-too-old",
+        Severity.ERROR,
+        "cudnn",
+        f"cuDNN {loaded} is not the cuDNN {mm} this {who} build requires (compiled with {compiled})",
+        f"The cuDNN that loads is {loaded}; the build was compiled with {compiled} and its check (the 'compatibility "
+        f"version' in the message) accepts only the same major and minor (a newer minor is refused too).",
+        (ev("pasted", e.line),),
+        rem,
+    )
+
+
 def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.cudnn import check_cudnn
 
@@ -849,6 +894,9 @@ def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     e = said[0]
     loaded, compiled = e.get("loaded") or "", e.get("compiled") or ""
+    if e.get("rule") == "equal-minor" and vkey(loaded)[:2] != vkey(compiled)[:2] and vkey(loaded)[:1] == vkey(compiled)[:1]:
+        yield _cudnn_minor_differs(facts, e, loaded, compiled)
+        return
     if vkey(loaded)[:1] == vkey(compiled)[:1] and vkey(loaded)[:3] >= vkey(compiled)[:3]:
         return
     named = frameworks_named(facts) & set(_TITLES)

@@ -311,6 +311,11 @@ _DLL_WRAPPED = _Lazy(
 # without it ("TF-TRT Warning: Could not find TensorRT", tensorflow/compiler/tf2tensorrt/utils/py_utils.cc @b42113ff;
 # GetNvInferDsoHandle in tensorflow/tsl/platform/default/dso_loader.cc @d2b65574): that line is no missing library.
 _TF_DSO_LINE = _Lazy(r"Could not load dynamic library '")
+# JAX's xla_bridge tries every backend it knows at start-up and logs each one that does not initialise at INFO level;
+# on a machine without TPUs the TPU one reads "Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so:
+# libtpu.so: cannot open shared object file" on every GPU run (google-deepmind/alphafold3#656: "this warning can be
+# safely ignored (when running AF3 on a GPU)"; google-deepmind/alphafold3#172: "They are just information level").
+_JAX_TPU_PROBE = _Lazy(r"Unable to initialize backend 'tpu'")
 _LIB_BECAUSE = _Lazy(
     r"Could not load library (?P<wanted>[A-Za-z0-9_+.-]{1,100}?\.so(?:\.\d+)*)\.? Error: "
     + _SONAME
@@ -321,6 +326,25 @@ _CUDNN_LOADED = _Lazy(
     r"but (?:the )?source was compiled with:?\s*(?P<compiled>\d+(?:\.\d+)*)",
     re.IGNORECASE,
 )
+
+
+def _cudnn_loaded_values(m: re.Match[str]) -> dict[str, str]:
+    """The two versions of TensorFlow's "Loaded runtime CuDNN library" line, dotted. TensorFlow 1.x before 1.11 printed
+    cudnnGetVersion() and CUDNN_VERSION as integers with their "compatibility version" (major*1000 + minor*100 from
+    cuDNN 7 on) and refused any compatibility version but the compiled one, an equal major.minor: "Loaded runtime CuDNN
+    library: 7103 (compatibility version 7100) but source was compiled with 7005 (compatibility version 7000)"
+    (qianguih/voxelnet#50 and LeoCHANGcn/Nvidia-docker-Ubuntu-16.04-Unity-Desktop-TensorFlow-with-GPU#1, each fixed by
+    cuDNN 7.0.5, the compiled minor; tensorflow/models#5943). Later releases print dotted versions and accept an equal
+    or higher minor ("CuDNN library needs to have matching major version and equal or higher minor version")."""
+    loaded, compiled = m.group("loaded"), m.group("compiled")
+    values = {"loaded": loaded, "compiled": compiled}
+    if loaded.isdigit() and compiled.isdigit() and int(loaded) >= 1000 and int(compiled) >= 1000:
+        values = {"loaded": cudnn_from_int(int(loaded)), "compiled": cudnn_from_int(int(compiled))}
+    if "compatibility version" in m.group(0).lower():
+        values["rule"] = "equal-minor"
+    return values
+
+
 _DRIVER_FOUND = _Lazy(r"NVIDIA driver on your system is too old\s*\(found version (?P<found>\d{4,6})\)", re.IGNORECASE)
 _INSUFFICIENT = _Lazy(
     r"CUDA driver version is insufficient for CUDA runtime version|CUDA_ERROR_INSUFFICIENT_DRIVER"
@@ -694,10 +718,12 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                     continue
                 if soname.startswith("libnvinfer") and scan.search(_TF_DSO_LINE, number):
                     continue  # TensorFlow's optional TensorRT (TF-TRT) looked for and did not find: no fault
+                if soname.startswith("libtpu") and _JAX_TPU_PROBE.search(line):
+                    continue  # JAX trying its TPU backend on a machine without TPUs: an INFO line, no fault
                 if soname and not soname.startswith("."):
                     add("library-missing", line, soname=soname, **side)
         if m := scan.search(_CUDNN_LOADED, number):
-            add("cudnn-version-mismatch", line, loaded=m.group("loaded"), compiled=m.group("compiled"))
+            add("cudnn-version-mismatch", line, **_cudnn_loaded_values(m))
         if m := scan.search(_DRIVER_FOUND, number):
             add("driver-too-old-found", line, cuda=cuda_from_int(int(m.group("found"))))  # (PyTorch's "found version 11040")
         if scan.search(_INSUFFICIENT, number):
@@ -842,8 +868,7 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         add(
             "cudnn-version-mismatch",
             joined[max(0, m.start() - 60) : m.end()],
-            loaded=m.group("loaded"),
-            compiled=m.group("compiled"),
+            **_cudnn_loaded_values(m),
         )
     # The driver library resolved to a toolkit's link-time stub, by the path a program printed for it (numba's "Mapped
     # libcuda.so paths:", ctypes' "PATH: undefined symbol"): parsers.library_lines reads the line.
