@@ -575,7 +575,12 @@ def test_cpu_provider_fallback_quoted_is_no_symptom():
 
 # -- CUDA's "driver version is insufficient" on Windows with no NVIDIA GPU or driver shown (h260) -------------------
 
-_ADAPTERS = ["powershell", "-NoProfile", "-Command", "Get-CimInstance Win32_VideoController | Format-List Name,DriverVersion,Status"]
+_ADAPTERS = [
+    "powershell",
+    "-NoProfile",
+    "-Command",
+    "Get-CimInstance Win32_VideoController | Format-List Name,DriverVersion,Status",
+]
 
 
 @pytest.mark.parametrize(

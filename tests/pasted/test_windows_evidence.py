@@ -140,11 +140,20 @@ def test_a_compiled_program_without_python_gets_no_interpreter_asks():
     # An ONNX Runtime C# program failing to load a cuDNN DLL: no Python anywhere in the text.
     # ONNX Runtime named: where its CUDA provider's DLLs lie on PATH decides it (no interpreter to ask).
     report, _, _, asks = _run(_case("210"))
-    assert [a.command.words for a in asks] == [("nvidia-smi",), ("where.exe", "cudnn*.dll", "cublas*.dll", "cudart*.dll")]
+    # (and, since h250, every copy of cuDNN 8 the installers leave under Program Files: where.exe /R walks that tree)
+    assert [a.command.words for a in asks] == [
+        ("nvidia-smi",),
+        ("where.exe", "cudnn*.dll", "cublas*.dll", "cudart*.dll"),
+        ("where.exe", "/R", "C:\\Program Files", "cudnn*64_8.dll"),
+    ]
     text = "C# app: Could not load library cudnn_cnn_infer64_8.dll. Error code 127"
     # No interpreter either; where Windows finds the DLL (error 127: a copy without the procedure, found first) is
     # asked where a finding judges the failure (pasted/ask._missing_dll_asks).
-    assert [a.command.words for a in _run(text)[3]] == [("nvidia-smi",), ("where.exe", "cudnn_cnn_infer64_8.dll")]
+    assert [a.command.words for a in _run(text)[3]] == [
+        ("nvidia-smi",),
+        ("where.exe", "cudnn_cnn_infer64_8.dll"),
+        ("where.exe", "/R", "C:\\Program Files", "cudnn*64_8.dll"),
+    ]
     # The same error with Python shown keeps the interpreter's asks.
     text = "Could not load library cudnn_cnn_infer64_8.dll. Error code 127\nimport onnxruntime as ort"
     assert any(a.command.words[1:3] == ("-m", "pip") for a in _run(text)[3])

@@ -130,7 +130,9 @@ def _name_cut(facts: Facts) -> bool:
 # Windows' display adapters and their drivers, which PowerShell lists in any language: whether an NVIDIA GPU and its
 # driver are there at all, beside Intel's or AMD's graphics.
 _ADAPTERS = Ask(
-    Cmd(("powershell", "-NoProfile", "-Command", "Get-CimInstance Win32_VideoController | Format-List Name,DriverVersion,Status")),
+    Cmd(
+        ("powershell", "-NoProfile", "-Command", "Get-CimInstance Win32_VideoController | Format-List Name,DriverVersion,Status")
+    ),
     "whether an NVIDIA display driver is installed and which (DriverVersion 31.0.15.5222 is NVIDIA 552.22; "
     "Microsoft Basic Display Adapter: none)",
 )

@@ -255,17 +255,19 @@ def noted_at_prompt(facts: Facts, lines: tuple) -> tuple:
 
 
 def with_prompt_env(findings: list, facts: Facts) -> list:
-    """`findings`, the commands of each remediation (and of its alternative) noted_at_prompt."""
+    """`findings`, the commands of each remediation (and of its alternative) noted_at_prompt. A finding whose commands
+    gain no note is kept as the same object: a --require outcome names its finding by identity (render.junit)."""
     out = []
     for f in findings:
         r = f.remediation
         if r is not None and r.commands:
             alt = r.alternative
             if alt is not None and alt.commands:
-                alt = dataclasses.replace(alt, commands=noted_at_prompt(facts, alt.commands))
-            f = dataclasses.replace(
-                f, remediation=dataclasses.replace(r, commands=noted_at_prompt(facts, r.commands), alternative=alt)
-            )
+                noted = noted_at_prompt(facts, alt.commands)
+                alt = alt if noted == alt.commands else dataclasses.replace(alt, commands=noted)
+            commands = noted_at_prompt(facts, r.commands)
+            if commands != r.commands or alt is not r.alternative:
+                f = dataclasses.replace(f, remediation=dataclasses.replace(r, commands=commands, alternative=alt))
         out.append(f)
     return out
 
