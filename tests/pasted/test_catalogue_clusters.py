@@ -733,8 +733,9 @@ def test_a_rootless_daemons_hook_denied_devices_allow_sets_no_cgroups_and_restar
     config = "/etc/nvidia-container-runtime/config.toml"
     for text, rerun in (
         (_example("moby-38729-rootless-docker-hook-devices-allow-denied.txt"), None),
-        # (the reporter's own command, quoted inline before the sentence's full stop: given back as it was typed)
-        (case.read_text(encoding="utf-8"), ("docker", "run", "--gpus", "all", "nvidia/cuda:10.0-base", "nvidia-smi")),
+        # (the reporter's own check, quoted inline before the sentence's full stop: given back with the toolkit's sample
+        # image, since NVIDIA took the nvidia/cuda:10.0-base tag down: h257's planner.remedy._gone_cuda_image_check)
+        (case.read_text(encoding="utf-8"), ("docker", "run", "--gpus", "all", "ubuntu", "nvidia-smi")),
     ):
         errors, codes, _ = _run(text)
         assert errors["container-hook-devices-allow-denied"]["path"] == "/sys/fs/cgroup/devices/user.slice/devices.allow"
@@ -963,7 +964,8 @@ def test_a_docker_client_before_1903_without_gpus_shows_the_client_release_first
         assert "docker-cli-before-gpus" in errors, name
         assert _argvs(codes["container-no-gpu"])[0] == ("docker", "version"), name
     _, codes, _ = _run(_example("nvidia-docker-1199-unknown-flag-gpus-client-1712.txt"))
-    assert _argvs(codes["container-no-gpu"])[-1] == ("docker", "run", "--gpus", "all", "nvidia/cuda:9.0-base", "nvidia-smi")
+    # (nvidia/cuda:9.0-base is a tag NVIDIA took down: the closing check runs the toolkit's sample image instead)
+    assert _argvs(codes["container-no-gpu"])[-1] == ("docker", "run", "--gpus", "all", "ubuntu", "nvidia-smi")
 
 
 def test_gpus_all_handed_over_as_one_argument_is_not_an_old_client():
