@@ -4,7 +4,7 @@
     python tools/ask_cases.py -v       # and each case: printed "No problems found", deciding asks carried
     python tools/ask_cases.py --evidence [-v]   # issue 28's figures over the ask and broken cases
 
-Over the cases of tests/blind/plans3..plans13 whose expect.toml says `evidence = "ask"`, the real CLI runs in-process
+Over the cases of the open blind sets (tools/blind_sets.OPEN) whose expect.toml says `evidence = "ask"`, the real CLI runs in-process
 (tools/golden.py's Runner) and these are counted: (a) the reports that print "No problems found", and (b) the
 reports that carry at least one of the expectation's deciding asks, among the report's asks and its plan's commands.
 A command is compared by its key (see `keys`): the program and what it is asked for (`docker run`, `pip list`, a
@@ -42,7 +42,7 @@ the measure does not grade itself); (d) repeated: an ask for a package listing (
 ask of the same report already prints, whole or filtered; and (e) the deciding asks the expectations hold (their
 read-only steps beyond a bare nvidia-smi) that no printed ask or command matches, grouped by symptom: the evidence
 kind of the first failure the pasted reader found (gpudoctor.checks.reported.recognised_failure), or "(none read)".
-tests/blind/plans14 is never read: it is a blind set still being collected.
+tools/blind_sets.BLIND is never read: it is the blind set being collected.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
     python tools/ask_strikes.py --compare after_session   # the cases whose asks changed, counted per evidence kind
     python tools/ask_strikes.py --save before.json; ... --compare before.json   # against a saved run instead
 
-Over every case of the open blind sets (tools/blind_sets.py: plans3..plans15; never the set being collected), each
+Over every case of the open blind sets (tools/blind_sets.OPEN; never the set being collected), each
 ask of the report's `pasted.ask_for` is judged by the rules below, read from the paste's own text (input.txt) and the
 ask's argv and note, never from the asks machinery, so the measure does not grade itself:
 

@@ -4,7 +4,7 @@
     python tools/assumed_linux_count.py -v       # and the cases counted, by name
     python tools/assumed_linux_count.py --recorded   # read each case's after-session.txt instead of running check
 
-Over every case of tests/blind/plans3..plans15 (tools/blind_sets.OPEN; never the blind set being collected), a case
+Over every case of the open blind sets (tools/blind_sets.OPEN; never the blind set being collected), a case
 counts where the text report of `check --from input.txt` (the real CLI, in-process: tools/golden.py's Runner) says
 "assumed: platform: Linux" and the case's expect.toml `platform`, written by hand before the run, names Windows, WSL
 or macOS (a WSL case whose platform row says WSL does not count: Linux is WSL's side). The expectation's words are this tool's own reading, used by nothing in src: "Windows" (not "no Windows",

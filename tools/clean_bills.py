@@ -3,11 +3,11 @@
     python tools/clean_bills.py          # the counts, per set
     python tools/clean_bills.py -v       # and the cases counted, by name, each clean bill with its reasons
 
-Over every case of tests/blind/plans3..plans16 (expect.toml's `evidence`: fine, ask or broken),
+Over every case of the open blind sets (tools/blind_sets.OPEN; expect.toml's `evidence`: fine, ask or broken),
 tests/blind/pasted (expect.toml's `category`) and tests/pasted/cases (case.toml's `fine`), the real CLI runs
 in-process with `--format json` (tools/golden.py's Runner). It counts (a) the ask and broken cases whose report has
 no finding at warning or above, a "No problems found" over a failure the text shows (issues 28 and 31), and (b) the
-fine cases (the controls) that have one, a false alarm. tests/blind/plans17 is never read: it is a blind set still
+fine cases (the controls) that have one, a false alarm. tools/blind_sets.BLIND is never read: it is the blind set
 being collected.
 
 With -v, each clean bill is followed by its reasons: the lines of the paste that should have counted as a failure, by

@@ -4,7 +4,7 @@ prints a line a notebook cell would not run (issue 27).
     python tools/final_check_count.py        # the counts, per set
     python tools/final_check_count.py -v     # and each case counted, by name, with the line it is counted for
 
-Over the inputs of tests/blind/plans3..plans15 (tools/blind_sets.py; never the blind set being collected), the real
+Over the inputs of the open blind sets (tools/blind_sets.OPEN; never the blind set being collected), the real
 CLI runs in-process with `--format json` (tools/golden.py's Runner) and this reads the JSON document's plan:
 
 - the last step, where it is the plan's `resume` step (gpudoctor.planner.resume), is counted as one of: `rerun` (the

@@ -4,7 +4,7 @@
     python tools/interpreter_use.py -v         # and each command counted, by case
     python tools/interpreter_use.py --verdicts # the reviewers' kind-8 reasons, each with what this tool counts there
 
-Over every case of tests/blind/plans3..plans13 (input.txt) and tests/blind/pasted, the real CLI runs in-process with
+Over every case of the open blind sets (tools/blind_sets.OPEN; input.txt) and tests/blind/pasted, the real CLI runs in-process with
 `--format json` (tools/golden.py's Runner). What the reporter used is read by gpudoctor's own readers, never a second
 one: the interpreter the paste shows (the report's python.executable where read_from says it was read, not assumed),
 the environment a prompt shows active (gpudoctor.pasted.cues.prompt_env), the shells and the sudo of the lines typed at
@@ -23,7 +23,7 @@ a prompt (gpudoctor.pasted.cues.prompt_command). Every printed command (the plan
   or a printed line in another shell's syntax than the plan's (`$env:` in cmd.exe, `%VAR%`/`set X=` in PowerShell,
   `export`/`2>/dev/null` on Windows, `$env:`/`%VAR%` in a POSIX shell).
 
-tests/blind/plans14 is never read: it is a blind set still being collected.
+tools/blind_sets.BLIND is never read: it is the blind set being collected.
 
 Figures (579 cases, sets 3-13 and pasted), first, before h197 changed src: 11 cases with a command counted; other
 interpreter 4 (all plans11/1125's deliberate move to a 64-bit `py -3.7-64`), prompt env only 18 (8 cases: `(pia) PS`,

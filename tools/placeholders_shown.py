@@ -4,7 +4,7 @@
     python tools/placeholders_shown.py --recorded   # each case's recorded after-session output instead (the latest run)
     python tools/placeholders_shown.py -v           # and each line counted, by case
 
-Over the inputs of tests/blind/plans3..plans15 (tools/blind_sets.py; never the blind set being collected), the real CLI
+Over the inputs of the open blind sets (tools/blind_sets.OPEN; never the blind set being collected), the real CLI
 runs in-process (tools/golden.py's Runner) and this reads its text output's lines. A line is counted where it holds one
 of the placeholders below and the paste shows that placeholder's value, by this tool's own reading of the paste:
 

@@ -5,9 +5,9 @@
     python tools/plan_completeness.py --codes  # and the findings printed with no command step, per finding code
     python tools/plan_completeness.py --shapes # the reviewers' kind-9 reasons, by the missing step's shape
 
-Over every case of tests/blind/plans3..plans12 (expect.toml's `evidence`), tests/blind/pasted (`category`) and
-tests/pasted/cases (case.toml's `fine`) (tools/clean_bills.cases' reading, with plans11 and plans12, open since their
-after-session results; plans13 is never read: it is a blind set still being collected), the real CLI runs in-process
+Over every case of the open blind sets (tools/blind_sets.OPEN; expect.toml's `evidence`), tests/blind/pasted (`category`)
+and tests/pasted/cases (case.toml's `fine`) (tools/clean_bills.cases' reading; tools/blind_sets.BLIND is never read:
+it is the blind set being collected), the real CLI runs in-process
 with `--format json` (tools/golden.py's Runner). Issue 27's kind 9 ("no command where one is possible") is counted
 here in four columns, from the report's structure and a general reading of the paste, never a case's words:
 
@@ -231,7 +231,7 @@ _SHAPES = (
 
 
 def kind9_reasons() -> list[tuple[str, str, str]]:
-    """(set, case, reason) of every kind-9 verdict of tests/blind/plans3..plans12 (every run, carried ones too)."""
+    """(set, case, reason) of every kind-9 verdict of the open blind sets (every run, carried ones too)."""
     import tomllib
 
     out = []

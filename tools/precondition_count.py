@@ -4,7 +4,7 @@
 
 Every case gpudoctor has a recording of is checked as `check` checks it: the recorded machines (tests/machines,
 tests/real), the pasted cases (tests/pasted), the blind pasted set and the inputs of blind plan sets 3 to 13
-(tests/blind/plansN; never plans14, being collected). The plan is applied by the consequence model
+(tests/blind/plansN of tools/blind_sets.OPEN; never tools/blind_sets.BLIND, being collected). The plan is applied by the consequence model
 (gpudoctor.planner.consequences) and each `unmet-precondition` it reports is counted: a printed command that cannot
 succeed at its point of the plan (the tool absent or too old for the option used, another system's program, another
 interpreter, a package source not added, a module whose import the paste shows failing, a call newer than the release
