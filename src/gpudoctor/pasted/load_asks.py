@@ -18,6 +18,7 @@ image (its copies are the image's: pasted.ask's container asks read those).
 
 from __future__ import annotations
 
+import ntpath
 import re
 from dataclasses import dataclass
 
@@ -110,16 +111,11 @@ def _family(dll: str) -> str | None:
 
 
 def _folder(line: str, dll: str) -> str | None:
+    """The folder `dll` failed from in the loader's `line`, its "..\\" steps folded as Windows folds them (ntpath, whatever
+    system reads the paste, as pasted.cues folds a prompt's relative paths)."""
     for m in _DLL_PATH.finditer(line):
         if m.group("dll").lower() == dll.lower():
-            parts: list[str] = []
-            for part in m.group("path").rstrip("\\").split("\\"):
-                if part == "..":
-                    if len(parts) > 1:
-                        parts.pop()
-                elif part not in ("", "."):
-                    parts.append(part)
-            return "\\".join(parts)
+            return ntpath.normpath(m.group("path"))
     return None
 
 

@@ -205,9 +205,8 @@ def side_note(facts: Facts, cmd: Cmd) -> str:
     if not words:
         return ""
     if runtime is None or facts.platform.container:
-        # (a note of its own, what the command shows, keeps its words first)
         env = prompt_env_note(facts, cmd)
-        return f"{cmd.note}, {env}" if cmd.note and env and env not in cmd.note else "" if cmd.note else env
+        return _after_own_note(cmd.note, env) if env and env not in cmd.note else ""
     if cmd.note:
         return ""
     program = re.split(r"[\\/]", words[0])[-1]
@@ -239,6 +238,12 @@ def prompt_env_note(facts: Facts, cmd: Cmd) -> str:
     return f"in the {name} environment, where the program ran: activate it first in a new prompt"
 
 
+def _after_own_note(own: str, added: str) -> str:
+    """A command's note with `added` after it: a note of its own ("the fix took if this shows the GPU") keeps its words
+    first."""
+    return f"{own}, {added}" if own else added
+
+
 def noted_at_prompt(facts: Facts, lines: tuple) -> tuple:
     """`lines` (a step's commands), each bare python or pip noted with the prompt it is typed at (prompt_env_note), up
     to a command that enters an environment (`conda activate NAME`: what follows runs there)."""
@@ -248,8 +253,7 @@ def noted_at_prompt(facts: Facts, lines: tuple) -> tuple:
         if isinstance(line, Cmd) and "activate" in line.words[:2]:
             entered = True
         elif isinstance(line, Cmd) and not entered and (note := prompt_env_note(facts, line)) and note not in line.note:
-            # (a note of its own, "the fix took if this shows the GPU", keeps its words first)
-            line = dataclasses.replace(line, note=f"{line.note}, {note}" if line.note else note)
+            line = dataclasses.replace(line, note=_after_own_note(line.note, note))
         out.append(line)
     return tuple(out)
 
