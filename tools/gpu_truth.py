@@ -77,6 +77,94 @@ TOLERANCE = 0.03
 # Files that come back on their own from a device machine (besides gpu-truth.tar.gz, which holds everything).
 TOP_FILES = ("summary.md", "summary.json", "snapshot.json", "nvml-record.json", "bandwidth-compare.md")
 
+# Faults induced on the live GPU machine, each undone at once: the environment changed (for two, a device node's
+# mode or name, restored in a `finally`), then `check --deep --format json`, `snapshot` and TRUTH_PROBE run under
+# it as the user named. `expect`: the codes of severity warning or error a right diagnosis gives, written by hand
+# BEFORE the first run on a GPU (issue 29; docs/gpu-truth.md): the judgement compares them with what came out,
+# and TRUTH_PROBE records what the framework itself says (device count, the cuDNN it loaded, the libraries mapped).
+NOBODY = 65534  # the unprivileged user of Debian and Ubuntu images
+INDUCED: tuple[dict[str, Any], ...] = (
+    {
+        "name": "visible-empty",
+        "env": {"CUDA_VISIBLE_DEVICES": ""},
+        "expect": ["cuda-visible-devices-hides-all"],
+        "why": "an empty CUDA_VISIBLE_DEVICES hides every GPU: torch sees 0",
+    },
+    {
+        "name": "visible-absent-index",
+        "env": {"CUDA_VISIBLE_DEVICES": "1"},
+        "expect": ["cuda-visible-devices-hides-all"],
+        "why": "index 1 on a one-GPU machine names no GPU: torch sees 0",
+    },
+    {
+        "name": "visible-invalid-first",
+        "env": {"CUDA_VISIBLE_DEVICES": "3,0"},
+        "expect": ["cuda-visible-devices-hides-all"],
+        "why": "CUDA stops at the first invalid entry, so the valid 0 after it is never seen: torch sees 0",
+    },
+    {
+        "name": "visible-invalid-last",
+        "env": {"CUDA_VISIBLE_DEVICES": "0,3"},
+        "expect": [],
+        "why": "the invalid entry comes last and cuts nothing: torch sees 1, no GPU is lost",
+    },
+    {
+        "name": "visible-uuid-prefix",
+        "env": {"CUDA_VISIBLE_DEVICES": "{uuid_prefix}"},
+        "expect": [],
+        "why": "a prefix of the GPU's UUID selects it (CUDA's rule): torch sees 1",
+    },
+    {
+        "name": "no-nvidia-smi-on-path",
+        "env": {"PATH": "{path_without_smi}"},
+        "expect": [],
+        "why": "NVML is read through the library, not nvidia-smi: a PATH without nvidia-smi is no fault",
+    },
+    {
+        "name": "ld-library-path-system-cudnn",
+        "env": {"LD_LIBRARY_PATH": "{system_libdir}:{ld_library_path}"},
+        "expect": None,
+        "why": "the image's system cuDNN (older than the wheel's) put first on LD_LIBRARY_PATH: the finding depends on "
+        "whether torch's libraries carry RPATH (ahead of LD_LIBRARY_PATH) or RUNPATH (after it); judged by "
+        "comparing the copy gpudoctor says torch loads with the copy TRUTH_PROBE finds mapped",
+    },
+    {"name": "non-root", "user": NOBODY, "expect": [], "why": "an unprivileged user on a healthy machine: nothing to report"},
+    {
+        "name": "device-node-denied",
+        "user": NOBODY,
+        "mode": ("/dev/nvidia0", 0o600),
+        "expect": ["device-nodes-missing"],
+        "why": "/dev/nvidia0 readable and writable by root alone: the unprivileged user's CUDA finds no GPU",
+    },
+    {
+        "name": "uvm-node-missing",
+        "hide": "/dev/nvidia-uvm",
+        "expect": ["device-nodes-missing"],
+        "why": "without /dev/nvidia-uvm CUDA cannot start (PyTorch: CUDA unknown error)",
+    },
+)
+# What the framework itself says under each induced fault: json on one line.
+TRUTH_PROBE = """
+import json, os
+out = {"uid": os.getuid(), "CUDA_VISIBLE_DEVICES": os.environ.get("CUDA_VISIBLE_DEVICES")}
+try:
+    import torch
+    out["torch"] = torch.__version__
+    out["is_available"] = torch.cuda.is_available()
+    out["device_count"] = torch.cuda.device_count()
+    out["cudnn_compiled"] = torch._C._cudnn.getCompileVersion() if hasattr(torch._C, "_cudnn") else None
+    if out["device_count"]:
+        x = torch.randn(1, 3, 16, 16, device="cuda")
+        torch.nn.functional.conv2d(x, torch.randn(4, 3, 3, 3, device="cuda")).sum().item()
+        out["cudnn"] = torch.backends.cudnn.version()
+except Exception as exc:  # the answer is what it says
+    out["error"] = (type(exc).__name__ + ": " + str(exc))[:800]
+keys = ("libcudnn", "libcublas", "libcudart", "libnccl", "libcuda.so", "libnvidia-ml")
+with open("/proc/self/maps") as maps:
+    out["mapped"] = sorted({line.split(None, 5)[-1].strip() for line in maps if any(k in line for k in keys)})
+print(json.dumps(out))
+"""
+
 
 def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -118,6 +206,7 @@ class Run:
         out: str | None = None,
         ok: tuple[int, ...] = (0,),
         cwd: Path | None = None,
+        user: int | None = None,
     ) -> dict[str, Any]:
         """Run argv (no shell) with stdout into results/OUT and stderr into results/NAME.err; bounded by the budget."""
         limit = min(timeout_s, self.left() - 20)  # 20 s kept for the summary and the archive
@@ -129,8 +218,16 @@ class Run:
         self.say(f"{name}: {' '.join(argv)} (limit {limit:.0f} s)")
         with open(out_path, "wb") as stdout, open(err_path, "wb") as stderr:
             try:
+                as_user = {} if user is None else {"user": user, "group": user, "extra_groups": []}
                 proc = subprocess.Popen(
-                    argv, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, env=env, cwd=cwd, start_new_session=True
+                    argv,
+                    stdout=stdout,
+                    stderr=stderr,
+                    stdin=subprocess.DEVNULL,
+                    env=env,
+                    cwd=cwd,
+                    start_new_session=True,
+                    **as_user,
                 )
             except OSError as exc:
                 proc = None
@@ -683,6 +780,125 @@ def compare_nvml(run: Run, python: str, env: dict[str, str], recording: str, smi
     return report
 
 
+# --- induced faults -------------------------------------------------------------------------------------------
+def _placeholders(env: dict[str, str], results: Path) -> dict[str, str]:
+    """The values INDUCED's environments name: this GPU's UUID prefix, PATH without nvidia-smi, the system libdir."""
+    listing = (
+        (results / "nvidia-smi-L.txt").read_text(encoding="utf-8", errors="replace")
+        if (results / "nvidia-smi-L.txt").is_file()
+        else ""
+    )
+    uuid = re.search(r"UUID: (GPU-[0-9a-f]{4})", listing)
+    smi = shutil.which("nvidia-smi", path=env.get("PATH"))
+    path = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep) if not smi or Path(d) != Path(smi).parent)
+    return {
+        "uuid_prefix": uuid.group(1) if uuid else "GPU-",
+        "path_without_smi": path,
+        "system_libdir": "/usr/lib/x86_64-linux-gnu",
+        "ld_library_path": env.get("LD_LIBRARY_PATH", ""),
+    }
+
+
+@contextlib.contextmanager
+def _device_node(fault: dict[str, Any]) -> Any:
+    """A device node's mode changed, or the node renamed away, for the fault's duration; restored whatever happens."""
+    changed: list[tuple[str, Any]] = []
+    try:
+        if "mode" in fault:
+            node, mode = fault["mode"]
+            changed.append(("mode", (node, os.stat(node).st_mode & 0o7777)))
+            os.chmod(node, mode)
+        if "hide" in fault:
+            os.rename(fault["hide"], fault["hide"] + ".gpu-truth-hidden")
+            changed.append(("hide", fault["hide"]))
+        yield
+    finally:
+        for kind, what in reversed(changed):
+            if kind == "mode":
+                os.chmod(what[0], what[1])
+            else:
+                os.rename(what + ".gpu-truth-hidden", what)
+
+
+def induced(run: Run, gd: list[str], python: str, env: dict[str, str], gpu: bool, scratch: Path) -> list[dict[str, Any]]:
+    """Each INDUCED fault: check --deep, snapshot and the framework's own answer under it; judged against `expect`."""
+    values = _placeholders(env, run.results)
+    if any(f.get("user") is not None for f in INDUCED):
+        # The unprivileged user reads gpudoctor's scratch install (mkdtemp made it 0700) and needs a home of its own.
+        for folder in (scratch, scratch / "site"):
+            with contextlib.suppress(OSError):
+                os.chmod(folder, 0o755)
+        home = scratch / "home-nobody"
+        home.mkdir(exist_ok=True)
+        with contextlib.suppress(OSError):
+            os.chown(home, NOBODY, NOBODY)
+    out = []
+    for fault in INDUCED:
+        name = f"induced-{fault['name']}"
+        if run.left() < 60:
+            run.skip(name, "no time left in the budget")
+            continue
+        fenv = {**env, **{k: v.format(**values) for k, v in fault.get("env", {}).items()}}
+        user, cwd = fault.get("user"), None
+        if user is not None:
+            fenv["HOME"] = str(scratch / "home-nobody")
+            cwd = scratch / "home-nobody"  # the checkout may be closed to that user
+        try:
+            with _device_node(fault):
+                checked = run.cmd(
+                    f"{name}-check",
+                    [*gd, "check", "--deep", "--format", "json"],
+                    120,
+                    fenv,
+                    out=f"{name}-check.json",
+                    ok=(0, 1),
+                    user=user,
+                    cwd=cwd,
+                )
+                run.cmd(
+                    f"{name}-snapshot",
+                    [*gd, "snapshot", "--output", "-"],
+                    90,
+                    fenv,
+                    out=f"{name}-snapshot.json",
+                    user=user,
+                    cwd=cwd,
+                )
+                run.cmd(f"{name}-truth", [python, "-c", TRUTH_PROBE], 90, fenv, out=f"{name}-truth.json", user=user, cwd=cwd)
+        except OSError as exc:
+            run.record(name, "failed", f"could not set up or undo the fault: {exc}")
+            continue
+        if checked["status"] != "ok":
+            out.append(
+                {
+                    "name": fault["name"],
+                    "expect": fault.get("expect"),
+                    "got": None,
+                    "as_expected": False,
+                    "why": f"check did not run: {checked['why']}",
+                    "truth": _json(run.results / f"{name}-truth.json"),
+                }
+            )
+            continue
+        found = [f for f in findings_of(run.results / f"{name}-check.json") if f["severity"] in ("warning", "error")]
+        truth = _json(run.results / f"{name}-truth.json")
+        got = sorted({str(f["code"]) for f in found})
+        expect = fault.get("expect")
+        out.append(
+            {
+                "name": fault["name"],
+                "env": {k: fenv[k] for k in fault.get("env", {})},
+                "user": user,
+                "expect": expect,
+                "got": got,
+                "as_expected": None if expect is None else got == sorted(expect),
+                "why": fault["why"],
+                "truth": truth,
+            }
+        )
+    return out
+
+
 # --- the summary ------------------------------------------------------------------------------------------------
 def summary_markdown(summary: dict[str, Any]) -> str:
     lines = ["# gpu-truth", ""]
@@ -722,6 +938,11 @@ def summary_markdown(summary: dict[str, Any]) -> str:
     lines.append(
         f"- bandwidth against the reference: {'pinned within 3%: ' + str(bw.get('pinned_within_3pct')) if bw.get('compared') else bw.get('why')}"
     )
+    for f in summary.get("induced", []):
+        truth = f.get("truth") or {}
+        said = {k: truth.get(k) for k in ("device_count", "is_available", "cudnn", "error") if truth.get(k) is not None}
+        verdict = {True: "as expected", False: "NOT as expected", None: "judged by hand"}[f["as_expected"]]
+        lines.append(f"- induced {f['name']}: expected {f['expect']}, got {f['got']} ({verdict}); torch said {said}")
     nc = summary.get("nvml_compare")
     if isinstance(nc, dict):
         lines.append(
@@ -852,6 +1073,9 @@ def steps(
     )
     pytest_gpu(run, args.python, env, gpu)
     got["nvml_compare"] = compare_nvml(run, args.python, env, "nvml-record-raw.json", "nvidia-smi-query.csv" if gpu else None)
+    got["induced"] = induced(run, gd, args.python, env, gpu, scratch) if gpu else []
+    if not gpu:
+        run.skip("induced", "no GPU: the induced faults need a live driver and framework")
 
 
 def describe(results: Path, machine: dict[str, Any], evidence: str, gpu: bool) -> str:

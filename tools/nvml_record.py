@@ -120,14 +120,16 @@ class TracingBinding:
             return self._trace.labels.get(_handle_key(value) or 0, "unknown-handle")
         return plain(value, self._trace)
 
-    def _call(self, name: str, fn: Any, *args: Any) -> Any:
+    def _call(self, name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         from gpudoctor.host.nvml import error_name
 
         trace = self._trace
         entry: dict[str, Any] = {"call": name, "args": [self._arg(a) for a in args]}
+        if kwargs:  # nvmlDeviceGetMemoryInfo(handle, version=nvmlMemory_v2)
+            entry["kwargs"] = {k: self._arg(v) for k, v in sorted(kwargs.items())}
         outer, trace.c_calls = trace.c_calls, []
         try:
-            result = fn(*args)
+            result = fn(*args, **kwargs)
         except self._nv.NVMLError as exc:
             entry["error"] = error_name(exc)
             entry["rc"] = getattr(exc, "value", None)

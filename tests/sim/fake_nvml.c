@@ -323,9 +323,13 @@ static nvmlReturn_t memory(nvmlDevice_t device, unsigned long long *total, unsig
     return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *m) {
-    unsigned long long reserved;
+    /* nvml.h: v1's used is the "Sum of Reserved and Allocated device memory" (a real H200 with driver
+     * 580.159.04 answered so: v1 used = v2 used + v2 reserved); the data's used is v2's, allocated alone. */
+    unsigned long long reserved = 0;
     if (!m) return NVML_ERROR_INVALID_ARGUMENT;
-    return memory(device, &m->total, &m->used, &m->free, &reserved, "nvmlDeviceGetMemoryInfo");
+    nvmlReturn_t rc = memory(device, &m->total, &m->used, &m->free, &reserved, "nvmlDeviceGetMemoryInfo");
+    if (rc == NVML_SUCCESS) m->used += reserved;
+    return rc;
 }
 #ifndef BEFORE_R510
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *m) {

@@ -165,6 +165,8 @@ def _device_lines(dev: dict[str, Any], old: bool) -> list[str]:
     if "memory" in dev:
         m = dev["memory"]
         out.append(f"{p}memory {m['total_bytes']} {m['used_bytes']} {m['free_bytes']}")
+        if m.get("reserved_bytes") is not None:  # read through v2 (host/nvml.py); v1 adds it to used
+            out.append(f"{p}reserved {m['reserved_bytes']}")
     for field in ("pcie_gen_current", "pcie_gen_max", "pcie_gen_gpu_max", "pcie_width_current", "pcie_width_max"):
         if field in dev:
             out.append(f"{p}{field} {int(dev[field])}")

@@ -158,6 +158,9 @@ out = {}
 # nvmlMemory_v2_t: the struct version is checked, `reserved` filled.
 info = pynvml.nvmlDeviceGetMemoryInfo(handle, version=nvmlMemory_v2)
 out["v2"] = [info.total, info.reserved, info.free, info.used]
+# v1's used is reserved + allocated (nvml.h; a real H200 answered so, docs/gpu-truth.md).
+v1 = pynvml.nvmlDeviceGetMemoryInfo(handle)
+out["v1_memory"] = [v1.total, v1.free, v1.used]
 bad = c_nvmlMemory_v2_t(); bad.version = 1
 out["v2_bad_version"] = lib.nvmlDeviceGetMemoryInfo_v2(handle, ctypes.byref(bad))
 # The unversioned (v1) process list: pid and memory only, 12 + 4 padding bytes per entry.
@@ -180,6 +183,7 @@ def test_struct_versions_and_handles_at_the_c_abi(libraries, tmp_path):
     out = run_python(libraries, nvml_data(ONE_GPU) + "dev.0.reserved 503316480\n", tmp_path, ABI)
     assert out["v2"][:4] == [12884901888, 503316480, 10737418240, 2147483648]
     assert out["v2_bad_version"] == 25  # NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+    assert out["v1_memory"] == [12884901888, 10737418240, 2147483648 + 503316480]
     assert out["v1_sizing"] == [7, 2]  # NVML_ERROR_INSUFFICIENT_SIZE and the count needed
     assert out["v1_rc"] == 0 and out["v1"] == [[4242, 2147483648], [77, 0xFFFFFFFFFFFFFFFF]]
     assert out["v2"][4:] == [[4242, 0xFFFFFFFF], [77, 0xFFFFFFFF]]  # no MIG: the instance ids say so

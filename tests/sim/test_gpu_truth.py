@@ -119,7 +119,7 @@ def _record_fake(slug: str, where: Path, libraries) -> dict[str, Any]:
 def test_the_comparison_lists_what_a_real_library_answers_otherwise(tmp_path, libraries):
     """A desktop RTX 3060 with two compute processes, recorded through the fake; then three answers changed as a real
     library could give them: power to the milliwatt (the NvmlState keeps 0.1 W), the PCI device id (the fake leaves 0),
-    and the memory read through nvmlDeviceGetMemoryInfo_v2 (the C entry point underneath)."""
+    and the memory read through the v1 nvmlDeviceGetMemoryInfo (the C entry point underneath; gpudoctor asks for v2)."""
     nvml_compare = _tool("nvml_compare")
     recording = _record_fake("rtx3060-desktop-other-jobs-hold-memory", tmp_path, libraries)
     real = copy.deepcopy(recording)
@@ -127,14 +127,15 @@ def test_the_comparison_lists_what_a_real_library_answers_otherwise(tmp_path, li
     assert by_call["nvmlDeviceGetPowerUsage"]["result"] == 118300
     by_call["nvmlDeviceGetPowerUsage"]["result"] = 118342
     by_call["nvmlDeviceGetPciInfo"]["result"]["pciDeviceId"] = 0x250310DE
-    by_call["nvmlDeviceGetMemoryInfo"]["c"] = [{"symbol": "nvmlDeviceGetMemoryInfo_v2", "rc": 0}]
+    assert by_call["nvmlDeviceGetMemoryInfo"]["kwargs"] == {"version": 33554472}  # nvmlMemory_v2: NVML_STRUCT_VERSION(Memory, 2)
+    by_call["nvmlDeviceGetMemoryInfo"]["c"] = [{"symbol": "nvmlDeviceGetMemoryInfo", "rc": 0}]
 
     found = nvml_compare.compare(real, [])
     got = {(d["call"], d["path"]): (d["real"], d["fake"]) for d in found["differences"]}
     assert got == {
         ("nvmlDeviceGetPowerUsage", "result"): (118342, 118300),
         ("nvmlDeviceGetPciInfo", "result.pciDeviceId"): (0x250310DE, 0),
-        ("nvmlDeviceGetMemoryInfo", "c"): ([["nvmlDeviceGetMemoryInfo_v2", 0, False]], [["nvmlDeviceGetMemoryInfo", 0, False]]),
+        ("nvmlDeviceGetMemoryInfo", "c"): ([["nvmlDeviceGetMemoryInfo", 0, False]], [["nvmlDeviceGetMemoryInfo_v2", 0, False]]),
     }
     assert found["unexplained"] == 3
 

@@ -62,6 +62,7 @@ _ERROR_NAMES = {
     19: "in_use",
     20: "memory",
     21: "no_data",
+    25: "argument_version_mismatch",
     28: "gpu_not_found",
     999: "unknown",
 }
@@ -204,6 +205,25 @@ def _read_device(nv: Any, nvml_error: type[BaseException], index: int, fallbacks
     field("compute_capability", lambda: "{:d}.{:d}".format(*nv.nvmlDeviceGetCudaComputeCapability(handle)))
 
     def memory() -> dict[str, int]:
+        # nvml.h: v1's `used` is the "Sum of Reserved and Allocated device memory"; v2 (R510 and later) gives
+        # the driver's reservation apart, and its `used` is what nvidia-smi prints as used. A real H200 (driver
+        # 580.159.04, docs/gpu-truth.md) held 615 MiB reserved: read by v1, an idle GPU looked 0.6 GiB used and
+        # `memory` blamed "no listed process" for it. An older binding (no nvmlMemory_v2) or library reads v1.
+        version = getattr(nv, "nvmlMemory_v2", None)
+        if version is not None:
+            try:
+                info = nv.nvmlDeviceGetMemoryInfo(handle, version=version)
+            except nvml_error as exc:
+                if error_name(exc) not in ("function_not_found", "argument_version_mismatch"):
+                    raise
+                fallbacks.append("nvmlDeviceGetMemoryInfo_v2->nvmlDeviceGetMemoryInfo")
+            else:
+                return {
+                    "total_bytes": int(info.total),
+                    "used_bytes": int(info.used),
+                    "free_bytes": int(info.free),
+                    "reserved_bytes": int(info.reserved),
+                }
         info = nv.nvmlDeviceGetMemoryInfo(handle)
         return {"total_bytes": int(info.total), "used_bytes": int(info.used), "free_bytes": int(info.free)}
 

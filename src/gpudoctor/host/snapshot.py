@@ -288,7 +288,12 @@ _NVML_DEVICE = {
     "uuid": _STR,
     "pci_bus_id": _STR,
     "compute_capability": _STR,
-    "memory": {"total_bytes": _opt(_COUNT), "used_bytes": _opt(_COUNT), "free_bytes": _opt(_COUNT)},
+    "memory": {
+        "total_bytes": _opt(_COUNT),
+        "used_bytes": _opt(_COUNT),
+        "free_bytes": _opt(_COUNT),
+        "reserved_bytes": _opt(_COUNT),
+    },
     "pcie_gen_current": _opt(_COUNT),
     "pcie_gen_max": _opt(_COUNT),
     "pcie_gen_gpu_max": _opt(_COUNT),
