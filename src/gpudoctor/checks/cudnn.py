@@ -567,4 +567,75 @@ def _system_commands_of(fam: str | None, m: int, cuda: int, repo: str) -> tuple[
     return ()
 
 
-CHECKS = (Check("cudnn", "cudnn", ("cudnn-missing", "cudnn-too-old", "cudnn-cuda-mismatch"), check_cudnn),)
+# --- cuDNN >= 9: the shim and its sub-libraries from one copy ----------------------------------------
+
+
+def check_cudnn_sublibraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """cuDNN 9's shim (libcudnn.so.9) dlopen()s its sub-libraries by name with its own search path
+    (gpudoctor.probes.loading); where they would load from another copy of another version, cuDNN refuses the
+    mix at its first use. Judged from the frameworks' own libraries only: the copies and versions are known there."""
+    if facts.loading is None:
+        return
+    said: set[tuple[str, str]] = set()
+    for fl in facts.loading.frameworks:
+        for shim in fl.loads:
+            if shim.path is None or not shim.version or not re.fullmatch(r"libcudnn\.so\.(9|[1-9]\d+)", shim.soname):
+                continue
+            home = posixpath.dirname(shim.path)
+            mixed = [
+                r
+                for r in fl.loads
+                if r.how == "dlopen"
+                and r.needed_by == shim.path
+                and r.path
+                and r.version
+                and posixpath.dirname(r.path) != home
+                and vkey(r.version)[:3] != vkey(shim.version)[:3]
+            ]
+            if not mixed or (shim.path, fl.framework) in said:
+                continue
+            said.add((shim.path, fl.framework))
+            where = sorted({posixpath.dirname(r.path or "") for r in mixed})
+            versions = sorted({r.version or "" for r in mixed}, key=vkey)
+            via = {r.via for r in mixed}
+            framework = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}.get(fl.framework, fl.framework)
+            yield Finding(
+                "cudnn-sublibraries-mixed",
+                Severity.ERROR,
+                "cudnn",
+                f"{framework} would load cuDNN {shim.version} with sub-libraries of cuDNN {', '.join(versions)}",
+                f"{shim.soname} loads from {shim.path} ({shim.version}, {shim.via}); it opens its sub-libraries by name "
+                f"with its own search path, and {', '.join(r.soname for r in mixed)} would come from {', '.join(where)} "
+                f"({', '.join(versions)}, {', '.join(sorted(str(v) for v in via))}). cuDNN refuses the mix at its first "
+                "use: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH, or PyTorch's \"cuDNN version incompatibility: PyTorch "
+                f'was compiled against ... but found runtime version ..." at the first convolution.',
+                tuple(ev(f"loader:{r.via}", f"{r.path} ({r.version})") for r in mixed[:3])
+                + (ev(f"loader:{shim.via}", f"{shim.path} ({shim.version})"),),
+                _unmix(facts, shim, mixed, where),
+            )
+
+
+def _unmix(facts: Facts, shim: LibraryResolution, mixed: list[LibraryResolution], where: list[str]) -> Remediation:
+    """Stop the other copy winning: off LD_LIBRARY_PATH when that is how it wins (nothing to install: the shim's own
+    directory holds its sub-libraries); otherwise name the directories, since which copy to keep is the user's."""
+    if all(r.via == "LD_LIBRARY_PATH" for r in mixed):
+        keep = [p for p in facts.platform.env.get("LD_LIBRARY_PATH", "").split(":") if p and posixpath.normpath(p) not in where]
+        return Remediation(
+            f"Take {', '.join(where)} off LD_LIBRARY_PATH where it is set (shell profile, job script, module file, "
+            f"container image): it is searched before {shim.soname}'s own run path, which leads to the sub-libraries "
+            f"of cuDNN {shim.version} beside it. Nothing needs installing.",
+            (SetEnv("LD_LIBRARY_PATH", ":".join(keep) or None, note=f"without {', '.join(where)}"),),
+            component="cudnn",
+        )
+    return Remediation(
+        f"Make the sub-libraries load from the same copy as {shim.path}: remove or move the other cuDNN "
+        f"({', '.join(where)}) out of the loader's way, or complete the copy beside {shim.soname} (a package that "
+        "copied the shim alone leaves its sub-libraries to be found elsewhere).",
+        component="cudnn",
+    )
+
+
+CHECKS = (
+    Check("cudnn", "cudnn", ("cudnn-missing", "cudnn-too-old", "cudnn-cuda-mismatch"), check_cudnn),
+    Check("cudnn-sublibraries", "cudnn", ("cudnn-sublibraries-mixed",), check_cudnn_sublibraries),
+)

@@ -50,6 +50,14 @@ _JAX_PLUGIN_DIR = LazyPattern(r"^xla_cuda(\d+)$")
 _VERSIONED = LazyPattern(r"\.so\.(\d+(?:\.\d+)+)$")
 _FULL_VERSION = LazyPattern(r"\.so\.\d+\.\d+\.\d+")
 _WHEEL_LIB = LazyPattern(r"/nvidia/([a-z_0-9]+)/lib$")
+# cuDNN 9 and later: libcudnn.so.N is a shim that dlopen()s its sub-libraries (libcudnn_graph.so.N,
+# libcudnn_engines_precompiled.so.N, ...) by bare soname, with ITS OWN search path (NVIDIA's cuDNN "Backend API
+# Overview": "the older shim layer (libcudnn.so)" and the sub-libraries; LocalAI PR #10946: "a dispatcher plus
+# seven sublibraries it dlopens by bare soname ... CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH"). Seen on a real
+# H200 (docs/gpu-truth.md): the wheel's shim loaded through torch's RPATH while its sub-libraries came from an
+# older system copy on LD_LIBRARY_PATH (searched before the shim's RUNPATH), and PyTorch refused the mix.
+_CUDNN_SHIM = LazyPattern(r"^libcudnn\.so\.(\d+)$")
+_CUDNN_SUB = LazyPattern(r"^libcudnn_[a-z_]+\.so\.(\d+)$")
 
 
 def _read(host: Host, path: str, unread: list[str]) -> ElfObject | None:
@@ -201,6 +209,8 @@ def probe_loading(
                     loads[soname] = LibraryResolution(
                         soname, res.path, res.via, res.shadowed, res.needed_by, how="dlopen", copies=res.copies
                     )
+        for shim in [r for r in loads.values() if r.path]:
+            loader_env = _cudnn_subs(host, shim, objs, chain, loader_env, listed, offered, loads, unread_by[name])
         every = list(listed.values()) + elsewhere
         finished = tuple(_complete(host, res, every, kinds, env.distributions) for _, res in sorted(loads.items()))
         static: tuple[str, ...] = ()
@@ -215,6 +225,50 @@ def probe_loading(
             static = () if needs or bundled else ("libcudnn",)
         results.append(FrameworkLoading(name, objs, finished, static, tuple(unread_by[name])))
     return LoadingFacts(executable, preload, defaults, tuple(listed.values()) + tuple(elsewhere), tuple(results))
+
+
+def _cudnn_subs(
+    host: Host,
+    shim: LibraryResolution,
+    objs: tuple[ElfObject, ...],
+    chain: tuple[ElfObject, ...],
+    env: LoaderEnv,
+    listed: dict[str, LibDir],
+    offered: list[str],
+    loads: dict[str, LibraryResolution],
+    unread: list[str],
+) -> LoaderEnv:
+    """cuDNN >= 9's sub-libraries, resolved as its shim dlopen()s them: the shim is the needing object, the
+    object that loaded it and the interpreter its loaders. Each replaces a resolution made for the framework's own
+    caller (a JAX plugin's dlopen of the sub-library): the shim, not the plugin, opens them. `listed` gains the
+    directories of the shim's run path; the loader's environment with them is returned."""
+    found = _CUDNN_SHIM.match(shim.soname)
+    if found is None or int(found.group(1)) < 9 or shim.path is None:
+        return env
+    obj = _read(host, shim.path, unread)
+    if obj is None:
+        return env  # its headers not read (a snapshot from before): the sub-libraries stay as they were
+    for path in [posixpath.dirname(shim.path), *expand(obj.runpath or obj.rpath, posixpath.dirname(obj.path))]:
+        if path not in listed:
+            d = lib_dir(host, path, "searched")
+            if d is not None:
+                listed[path] = d
+    env = LoaderEnv(
+        env.ld_library_path,
+        env.ldconfig,
+        {p: frozenset(d.names) for p, d in listed.items()},
+        env.default_dirs,
+        env.preload,
+    )
+    loader = next((o for o in objs if o.path == shim.needed_by), None)
+    shim_chain = (loader, *chain) if loader is not None else chain
+    names = {n for d in listed.values() for n in d.names} | set(offered)
+    for soname in sorted(names):
+        sub = _CUDNN_SUB.match(soname)
+        if sub and sub.group(1) == found.group(1):
+            res = resolve_for(soname, obj, shim_chain, env)
+            loads[soname] = LibraryResolution(soname, res.path, res.via, res.shadowed, obj.path, how="dlopen", copies=res.copies)
+    return env
 
 
 def _complete(
