@@ -25,7 +25,9 @@ class Example:
     @property
     def snapshot(self) -> Path:
         p = ROOT / self.path
-        return p / "snapshot.json" if p.is_dir() else p
+        if not p.is_dir():
+            return p
+        return p / "snapshot.json" if (p / "snapshot.json").exists() else p / "snapshot.json.gz"
 
 
 def _m(*slugs: str) -> tuple[Example, ...]:
@@ -65,6 +67,7 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
     "toolkit-torch-major-mismatch": _m("rtx4090-nvcc118-torch-cu121"),
     "cudnn-missing": _m("rtx3060-tf211-cuda12-only"),
     "cudnn-too-old": _m("rtx3060-tf211-cudnn80-too-old"),
+    "cudnn-sublibraries-mixed": _m("h200-driver580-cudnn-sublibraries-on-ld-library-path"),
     "cudnn-cuda-mismatch": _m("rtx4090-torch-cu121-with-cudnn-cu11-wheel"),
     # The second: torchvision moves with torch in the same line, pinned to its release for the torch installed (issue 32).
     "framework-cpu-build": (

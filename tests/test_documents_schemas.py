@@ -15,6 +15,7 @@ pytest.importorskip("jsonschema", reason="jsonschema is a test dependency: make 
 
 from typer.testing import CliRunner  # noqa: E402
 
+from tests.machines import snapshot_text
 from tests.schemas import assert_valid  # noqa: E402
 
 TESTS = Path(__file__).resolve().parent
@@ -53,6 +54,8 @@ def test_every_snapshot_in_the_suite_is_valid():
     assert len(found) >= 70
     for path in [*found, *TESTS.glob("cli/machines/*.json")]:
         assert_valid(json.loads(path.read_text(encoding="utf-8")), str(path.relative_to(TESTS)))
+    for path in sorted(TESTS.rglob("snapshot.json.gz")):  # machines recorded live, compressed (tests/machines)
+        assert_valid(json.loads(snapshot_text(path.parent)), str(path.relative_to(TESTS)))
 
 
 @pytest.mark.parametrize("snapshot", SNAPSHOTS, ids=IDS)

@@ -23,7 +23,12 @@ PAGE_CODES = sorted(p.stem for p in PAGES.glob("*.md"))
 def _codes_with_commands() -> set[str]:
     out = set()
     for path in sorted(
-        [*TESTS.glob("machines/*/snapshot.json"), *TESTS.glob("real/*/snapshot.json"), *TESTS.glob("cli/machines/*.json")]
+        [
+            *TESTS.glob("machines/*/snapshot.json"),
+            *TESTS.glob("machines/*/snapshot.json.gz"),
+            *TESTS.glob("real/*/snapshot.json"),
+            *TESTS.glob("cli/machines/*.json"),
+        ]
     ):
         for f in diagnose(ReplayHost(load_snapshot(str(path)))).findings:
             if f.remediation and f.remediation.commands:

@@ -36,6 +36,7 @@ from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.model import Severity
 from gpudoctor.planner import prescribe
+from tests.machines import snapshot_file
 
 try:
     import tomllib
@@ -75,7 +76,7 @@ def _gpu_named(finding) -> str | None:
 def test_machine(slug):
     machine = MACHINES / slug
     expected = tomllib.loads((machine / "expected.toml").read_text(encoding="utf-8"))
-    report = diagnose(ReplayHost(load_snapshot(str(machine / "snapshot.json"))))
+    report = diagnose(ReplayHost(load_snapshot(str(snapshot_file(machine)))))
     got = {(f.code, f.severity.label) for f in report.findings}
     wanted = {(e["code"], e["severity"]) for e in expected.get("finding", [])}
     for entry in expected.get("finding", []):

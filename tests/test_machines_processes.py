@@ -20,6 +20,7 @@ from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.probes import ProbeOptions
 from tests.conftest import real_app
+from tests.machines import snapshot_file
 from tests.schemas import assert_valid
 
 MACHINES = Path(__file__).resolve().parent / "machines"
@@ -51,7 +52,7 @@ MAPPED: dict[tuple[str, int], tuple[str | None, tuple[tuple[str, str, str], ...]
 
 
 def _recorded_maps(slug: str) -> set[int]:
-    files = load_snapshot(str(MACHINES / slug / "snapshot.json"))["files"]
+    files = load_snapshot(str(snapshot_file(MACHINES / slug)))["files"]
     return {int(p.split("/")[2]) for p in files if p.startswith("/proc/") and p.endswith("/maps")}
 
 
@@ -81,7 +82,7 @@ def test_every_recorded_maps_file_is_expected():
 
 @pytest.mark.parametrize(("slug", "pid"), PROCESSES, ids=[f"{s}-{p}" for s, p in PROCESSES])
 def test_memory_and_check_compare_each_process_with_the_loader_model(slug, pid):
-    snap = str(MACHINES / slug / "snapshot.json")
+    snap = str(snapshot_file(MACHINES / slug))
     r = CliRunner().invoke(real_app(), ["memory", "--replay", snap, "--pid", str(pid), "--format", "json"])
     doc = json.loads(r.stdout)
     assert_valid(doc, "memory --pid")

@@ -106,7 +106,7 @@ def fake_recording(state: dict[str, Any], timeout_s: float = 120) -> dict[str, A
         env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(library), env.get("LD_LIBRARY_PATH")]))
         env["GPUDOCTOR_SIM_NVML"] = str(data)
         done = subprocess.run(
-            [sys.executable, str(RECORDER), "--output", str(out)],
+            [sys.executable, str(RECORDER), "--no-redact", "--output", str(out)],  # the fake holds no secret
             env=env,
             capture_output=True,
             text=True,

@@ -10,13 +10,14 @@ from pathlib import Path
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
+from tests.machines import snapshot_text
 
 MACHINES = Path(__file__).resolve().parents[1] / "machines"
 
 
 @cache
 def _recorded(slug: str) -> str:
-    return (MACHINES / slug / "snapshot.json").read_text(encoding="utf-8")
+    return snapshot_text(MACHINES / slug)
 
 
 def recorded(slug: str) -> dict:

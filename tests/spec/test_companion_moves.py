@@ -20,6 +20,7 @@ from gpudoctor.planner.consequences import consequences
 from gpudoctor.planner.context import Context
 from gpudoctor.planner.plan import plan_install
 from gpudoctor.planner.prescribe import build
+from tests.machines import snapshot_file
 
 MACHINES = Path(__file__).resolve().parents[1] / "machines"
 PY = "/usr/bin/python3"  # the interpreter of every machine below
@@ -27,7 +28,7 @@ INDEX = "https://download.pytorch.org/whl"
 
 
 def _report(slug: str):
-    return diagnose(ReplayHost(load_snapshot(str(MACHINES / slug / "snapshot.json"))))
+    return diagnose(ReplayHost(load_snapshot(str(snapshot_file(MACHINES / slug)))))
 
 
 def _install_line(plan) -> tuple[str, ...]:

@@ -28,6 +28,7 @@ from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.planner.actions import classify
 from gpudoctor.planner.consequences import KINDS, alternatives, consequences, revise
 from gpudoctor.planner.prescribe import build
+from tests.machines import snapshot_file
 
 TESTS = Path(__file__).resolve().parent.parent
 
@@ -45,9 +46,9 @@ CASES = _cases()
 def _snapshot(case: str):
     kind, slug = case.split(":", 1)
     if kind == "machine":
-        return load_snapshot(str(TESTS / "machines" / slug / "snapshot.json"))
+        return load_snapshot(str(snapshot_file(TESTS / "machines" / slug)))
     if kind == "real":
-        return load_snapshot(str(TESTS / "real" / slug / "snapshot.json"))
+        return load_snapshot(str(snapshot_file(TESTS / "real" / slug)))
     text = (TESTS / "pasted" / "cases" / slug / "report.txt").read_bytes().decode("utf-8-sig", errors="replace")
     return validate_snapshot(read_pasted([Source("report.txt", text)]), slug)
 
@@ -249,7 +250,7 @@ def test_every_case_is_checked_and_what_is_not_modelled_is_counted():
 
 
 def _machine(slug: str):
-    return diagnose(ReplayHost(load_snapshot(str(TESTS / "machines" / slug / "snapshot.json"))))
+    return diagnose(ReplayHost(load_snapshot(str(snapshot_file(TESTS / "machines" / slug)))))
 
 
 def _plan(report, *remedies: Remediation, codes=("framework-driver-too-old",)):

@@ -21,6 +21,7 @@ from gpudoctor.cmdline import SetEnv
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot, validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
+from tests.machines import snapshot_file
 
 TESTS = Path(__file__).resolve().parent.parent
 # The variables the loader, the shells, compilers and Python read as lists of directories.
@@ -38,7 +39,7 @@ def _cases() -> list[str]:
 def _snapshot(case: str):
     kind, slug = case.split(":", 1)
     if kind in ("machine", "real"):
-        return load_snapshot(str(TESTS / ("machines" if kind == "machine" else "real") / slug / "snapshot.json"))
+        return load_snapshot(str(snapshot_file(TESTS / ("machines" if kind == "machine" else "real") / slug)))
     path = TESTS / "pasted" / ("cases" if kind == "pasted" else "catalogue_examples") / slug
     if kind == "pasted":
         path /= "report.txt"

@@ -26,6 +26,7 @@ from gpudoctor.planner import prescribe
 from gpudoctor.planner.remedy import KEEP
 from gpudoctor.probes import run_probes
 from tests.conftest import replay_host
+from tests.machines import snapshot_file, snapshot_text
 
 ROOT = Path(__file__).resolve().parents[2]
 MACHINES = ROOT / "tests" / "machines"
@@ -41,7 +42,7 @@ CUDNN_CODES = ("cudnn-missing", "cudnn-too-old", "cudnn-cuda-mismatch")
 
 
 def facts_of(slug: str, change=None):
-    snap = json.loads((MACHINES / slug / "snapshot.json").read_text(encoding="utf-8"))
+    snap = json.loads(snapshot_text(MACHINES / slug))
     if change:
         change(snap)
     return run_probes(replay_host(snap))
@@ -254,7 +255,7 @@ SLUGS = sorted(p.parent.name for p in MACHINES.glob("*/expected.toml"))
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_toolkit_and_cudnn_steps_hold_together(slug):
-    report = diagnose(ReplayHost(load_snapshot(str(MACHINES / slug / "snapshot.json"))))
+    report = diagnose(ReplayHost(load_snapshot(str(snapshot_file(MACHINES / slug)))))
     mine = [f for f in report.findings if f.code in TOOLKIT_CODES + CUDNN_CODES]
     plan = prescribe.build(mine)
     assert plan.problems == ()

@@ -573,10 +573,11 @@ def _system_commands_of(fam: str | None, m: int, cuda: int, repo: str) -> tuple[
 def check_cudnn_sublibraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """cuDNN 9's shim (libcudnn.so.9) dlopen()s its sub-libraries by name with its own search path
     (gpudoctor.probes.loading); where they would load from another copy of another version, cuDNN refuses the
-    mix at its first use. Judged from the frameworks' own libraries only: the copies and versions are known there."""
+    mix at its first use. Judged from the frameworks' own libraries only: the copies and versions are known there.
+    One finding per shim: two frameworks loading the same one (PyTorch and JAX in one environment) share it."""
     if facts.loading is None:
         return
-    said: set[tuple[str, str]] = set()
+    by_shim: dict[str, tuple[LibraryResolution, list[str], list[LibraryResolution]]] = {}
     for fl in facts.loading.frameworks:
         for shim in fl.loads:
             if shim.path is None or not shim.version or not re.fullmatch(r"libcudnn\.so\.(9|[1-9]\d+)", shim.soname):
@@ -592,27 +593,28 @@ def check_cudnn_sublibraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 and posixpath.dirname(r.path) != home
                 and vkey(r.version)[:3] != vkey(shim.version)[:3]
             ]
-            if not mixed or (shim.path, fl.framework) in said:
-                continue
-            said.add((shim.path, fl.framework))
-            where = sorted({posixpath.dirname(r.path or "") for r in mixed})
-            versions = sorted({r.version or "" for r in mixed}, key=vkey)
-            via = {r.via for r in mixed}
-            framework = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}.get(fl.framework, fl.framework)
-            yield Finding(
-                "cudnn-sublibraries-mixed",
-                Severity.ERROR,
-                "cudnn",
-                f"{framework} would load cuDNN {shim.version} with sub-libraries of cuDNN {', '.join(versions)}",
-                f"{shim.soname} loads from {shim.path} ({shim.version}, {shim.via}); it opens its sub-libraries by name "
-                f"with its own search path, and {', '.join(r.soname for r in mixed)} would come from {', '.join(where)} "
-                f"({', '.join(versions)}, {', '.join(sorted(str(v) for v in via))}). cuDNN refuses the mix at its first "
-                "use: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH, or PyTorch's \"cuDNN version incompatibility: PyTorch "
-                f'was compiled against ... but found runtime version ..." at the first convolution.',
-                tuple(ev(f"loader:{r.via}", f"{r.path} ({r.version})") for r in mixed[:3])
-                + (ev(f"loader:{shim.via}", f"{shim.path} ({shim.version})"),),
-                _unmix(facts, shim, mixed, where),
-            )
+            if mixed:
+                name = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}.get(fl.framework, fl.framework)
+                entry = by_shim.setdefault(shim.path, (shim, [], mixed))
+                entry[1].append(name)
+    for shim, frameworks, mixed in by_shim.values():
+        where = sorted({posixpath.dirname(r.path or "") for r in mixed})
+        versions = sorted({r.version or "" for r in mixed}, key=vkey)
+        via = sorted({str(r.via) for r in mixed})
+        yield Finding(
+            "cudnn-sublibraries-mixed",
+            Severity.ERROR,
+            "cudnn",
+            f"{' and '.join(frameworks)} would load cuDNN {shim.version} with sub-libraries of cuDNN {', '.join(versions)}",
+            f"{shim.soname} loads from {shim.path} ({shim.version}, {shim.via}); it opens its sub-libraries by name "
+            f"with its own search path, and {', '.join(r.soname for r in mixed)} would come from {', '.join(where)} "
+            f"({', '.join(versions)}, {', '.join(via)}). cuDNN refuses the mix at its first use: "
+            "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH, or PyTorch's \"cuDNN version incompatibility: PyTorch was "
+            'compiled against ... but found runtime version ..." at the first convolution.',
+            tuple(ev(f"loader:{r.via}", f"{r.path} ({r.version})") for r in mixed[:3])
+            + (ev(f"loader:{shim.via}", f"{shim.path} ({shim.version})"),),
+            _unmix(facts, shim, mixed, where),
+        )
 
 
 def _unmix(facts: Facts, shim: LibraryResolution, mixed: list[LibraryResolution], where: list[str]) -> Remediation:

@@ -41,17 +41,34 @@ def empty_snapshot() -> dict[str, Any]:
 def load_snapshot(path: str) -> dict[str, Any]:
     """Read and validate a snapshot file. Raises SnapshotError naming the problem (MissingInput when absent).
 
-    Read through gpudoctor.bounded: a regular file of at most 32 MiB, strict JSON nested at most 64 deep.
+    Read through gpudoctor.bounded: a regular file of at most 32 MiB, gzip-compressed or not (at most 32 MiB
+    once decompressed), strict JSON nested at most 64 deep.
     """
-    from gpudoctor.bounded import parse_json_text, read_input_text
+    from gpudoctor.bounded import MAX_INPUT_BYTES, parse_json_text, read_input_bytes
     from gpudoctor.errors import InputError, MissingInput
 
     try:
-        text = read_input_text(path, "snapshot file")
+        data = read_input_bytes(path, "snapshot file")
     except MissingInput as exc:
         raise MissingInput(exc.message, hint="record one with: gpudoctor snapshot -o FILE") from None
     except InputError as exc:
         raise SnapshotError(exc.message, hint=exc.hint) from None
+    if data[:2] == b"\x1f\x8b":
+        # gzip (a real machine's snapshot holds its libraries' symbol tables: 5.7 MB, 0.7 MB compressed), read
+        # within the same bound once decompressed: a small file that inflates past it is refused, not expanded.
+        import zlib
+
+        inflate = zlib.decompressobj(wbits=31)
+        try:
+            data = inflate.decompress(data, MAX_INPUT_BYTES + 1)
+        except zlib.error as exc:
+            raise SnapshotError(f"{path}: not a readable gzip file ({exc})") from None
+        if len(data) > MAX_INPUT_BYTES or inflate.unconsumed_tail:
+            raise SnapshotError(f"{path} decompresses to more than {MAX_INPUT_BYTES // (1024 * 1024)} MiB, not a snapshot")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SnapshotError(f"{path} is not UTF-8 text (byte {exc.start}), not a snapshot file") from None
     try:
         data = parse_json_text(text, path, "snapshot file")
     except InputError as exc:

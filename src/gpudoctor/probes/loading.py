@@ -210,7 +210,7 @@ def probe_loading(
                         soname, res.path, res.via, res.shadowed, res.needed_by, how="dlopen", copies=res.copies
                     )
         for shim in [r for r in loads.values() if r.path]:
-            loader_env = _cudnn_subs(host, shim, objs, chain, loader_env, listed, offered, loads, unread_by[name])
+            loader_env = _cudnn_subs(host, shim, objs, chain, loader_env, listed, offered, loads)
         every = list(listed.values()) + elsewhere
         finished = tuple(_complete(host, res, every, kinds, env.distributions) for _, res in sorted(loads.items()))
         static: tuple[str, ...] = ()
@@ -236,7 +236,6 @@ def _cudnn_subs(
     listed: dict[str, LibDir],
     offered: list[str],
     loads: dict[str, LibraryResolution],
-    unread: list[str],
 ) -> LoaderEnv:
     """cuDNN >= 9's sub-libraries, resolved as its shim dlopen()s them: the shim is the needing object, the
     object that loaded it and the interpreter its loaders. Each replaces a resolution made for the framework's own
@@ -245,9 +244,11 @@ def _cudnn_subs(
     found = _CUDNN_SHIM.match(shim.soname)
     if found is None or int(found.group(1)) < 9 or shim.path is None:
         return env
-    obj = _read(host, shim.path, unread)
+    # Not one of the framework's main libraries: where its headers cannot be read (a snapshot from before gpudoctor
+    # read them, a file it may not open), the sub-libraries stay as they were, and nothing is listed as unread.
+    obj = _read(host, shim.path, [])
     if obj is None:
-        return env  # its headers not read (a snapshot from before): the sub-libraries stay as they were
+        return env
     for path in [posixpath.dirname(shim.path), *expand(obj.runpath or obj.rpath, posixpath.dirname(obj.path))]:
         if path not in listed:
             d = lib_dir(host, path, "searched")
