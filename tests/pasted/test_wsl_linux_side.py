@@ -94,3 +94,17 @@ def test_an_unanswered_wsl_question_and_a_hyphenated_identifier_say_no_wsl():
     # quiet twins: the same question answered, and WSL said in prose, still say WSL 2
     for text in ("- OS: Ubuntu 22.04\n- WSL version (if applicable): 2\n", "I run it in WSL2 Ubuntu.\n" + _SO):
         assert "WSL2" in read_pasted([Source("report.txt", text)])["platform"]["release"]
+
+
+def test_wsl_set_between_cjk_letters_is_wsl_said():
+    # Chinese reports set WSL between their own letters with no space, and Python's \w counts those letters as word
+    # characters: plans18/1803 ("WSL2Ubuntu报警告", a Paddle warning in WSL 2's Ubuntu) was planned as plain Linux, and
+    # plans5/447 ("在WSL2虚拟机下") read WSL only from elsewhere. Both now say WSL 2 from their words.
+    for case, folder in (("1803", "plans18"), ("447", "plans5")):
+        (path,) = (ROOT / "tests/blind" / folder / "cases").glob(f"{case}-*/input.txt")
+        snap = read_pasted([Source("report.txt", path.read_text(encoding="utf-8"))])
+        assert snap["platform"]["system"] == "Linux", case
+        assert "WSL2" in snap["platform"]["release"], case
+    # quiet twins: an ASCII identifier holding the letters, and WSL's package version, keep their reading
+    assert read_pasted([Source("report.txt", "if isWSL: pass\n" + _SO)])["platform"] == {"system": "Linux"}
+    assert "WSL2" in read_pasted([Source("report.txt", "WSL 1.2.5 on Windows 11\n" + _SO)])["platform"]["release"]

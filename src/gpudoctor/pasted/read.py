@@ -1148,7 +1148,10 @@ def _text_facts(g: Gathered, text: str) -> None:
         text = re.sub(r"(?m)^[ \t>]*[-*][ \t]+[^:\n]{0,80}\bWSL\b[^:\n]{0,80}:[ \t*]*$", "", text)
     if ("wsl" in lowered or "subsystem" in lowered) and re.search(
         # WSL as a word of its own: not a hyphenated identifier's part (a compose file's "vaapi-wsl" transcoding choice)
-        r"(?<![\w-])WSL\s*[12]?\b(?!-\w)|\bSubsystem (?:for Linux|on Windows)\b",
+        # nor an ASCII identifier's ("isWSL"); Chinese and Japanese text sets it between its own letters with no space
+        # ("在WSL2虚拟机下", "WSL2Ubuntu报警告"), which Python's \w counts as word characters: only ASCII ones bound it,
+        # and its version digit ends it.
+        r"(?<![A-Za-z0-9_-])WSL(?:\s*[12](?!\d|\.\d)|(?![A-Za-z0-9_]))(?!-\w)|\bSubsystem (?:for Linux|on Windows)\b",
         text,
         re.IGNORECASE,
     ):
