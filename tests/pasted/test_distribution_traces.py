@@ -13,7 +13,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
-from gpudoctor.pasted.distro_traces import DISTRIBUTIONS, agreed, read_traces
+from gpudoctor.pasted.distro_traces import DISTRIBUTIONS, agreed, field_distribution, read_traces
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.read import _os as read_os_field
 from gpudoctor.planner.remedy import family
@@ -192,3 +192,73 @@ def test_rhel_in_an_os_field_is_linux():
     g = Gathered()
     assert read_os_field(g, "RHEL 8.6") is True
     assert (g.system, g.os_pretty) == ("Linux", "RHEL 8.6")
+
+
+# --- an OS field's answer: the distribution it names wherever the name stands (issues 27/28) --------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        # TensorRT's form (tests/blind/plans3 216): uname -v's "18.04.1-Ubuntu", the name after its release
+        ("blind/plans3/cases/216-trt2218-libnvinfer-builder-resource-842-not-on-path", ("ubuntu", "debian", "18.04")),
+        # TensorFlow's form (tests/blind/plans7 602): "WSL2 Ubuntu 22.04", WSL first
+        ("blind/plans7/cases/602-tf59413-wsl2-tf211-pip-with-only-cuda12-installed", ("ubuntu", "debian", "22.04")),
+        # the GPU Operator's thread (tests/blind/plans18 1818): "Red Hat9.2", the release glued to the name
+        (
+            "blind/plans18/cases/1818-k8sdm37-kubernetes-rhel92-gpu-operator-v2390-tesla-p4-nouveau-loaded-driver-daemonset-kernel-crash-blacklist",
+            ("rhel", None, "9.2"),
+        ),
+        # https://github.com/pytorch/pytorch/issues/43058: "Red Hat Enterprise Linux Server 7.6 (Maipo)", an edition between
+        ("pasted/cases/pytorch-43058-v100-torch160-cu102-driver418", ("rhel", None, "7.6")),
+        # a CARLA reporter (tests/blind/plans13 1307): "Ubuntu : Ubuntu 18.04.6 LTS (bionic)", the name twice
+        (
+            "blind/plans13/cases/1307-libnvct181-ubuntu1804-docker-gpus-all-nvidia-cuda-110-base-tag-removed-manifest-unknown",
+            ("ubuntu", "debian", "18.04"),
+        ),
+        # an Xid report (tests/blind/plans17 1713): lsb_release's "Description:    Gentoo Linux", no listed name: the
+        # name's own first word, the field's label left out
+        (
+            "blind/plans17/cases/1713-ogkm507-gentoo-laptop-rtx3070ti-driver-53041-xid-79-fallen-off-bus-power-thermal",
+            ("gentoo", None, None),
+        ),
+    ],
+)
+def test_an_os_field_gives_the_distribution_it_names_wherever_the_name_stands(path, expected):
+    distro = _diagnose(_text(path)).facts.platform.distro
+    assert (distro.id, distro.id_like, distro.version_id or None) == expected
+
+
+def test_field_distribution_reads_one_name_or_none():
+    assert field_distribution("Host is Ubuntu 20.04.5 LTS  aarch64") == ("ubuntu", "debian", "20.04")
+    assert field_distribution("CentOS Linux release 7.9.2009 (Core)") == ("centos", "rhel", "7.9")
+    assert field_distribution("Debian GNU/Linux 12 (bookworm)") == ("debian", "debian", "12")
+    # two distributions decide nothing; a name inside another word is none
+    assert field_distribution("Ubuntu 20.04 / CentOS 7") is None
+    assert field_distribution("xubuntu-desktop") is None
+
+
+def test_a_rhel_release_before_8_gets_no_dnf_module_command():
+    # RHEL 7.6 (pytorch/pytorch#43058, driver 418 under a CUDA 10.2 torch): yum and no module streams there, so no
+    # `dnf module` line is written; the step keeps its prose
+    report = _diagnose(_text("pasted/cases/pytorch-43058-v100-torch160-cu102-driver418"))
+    argv = [
+        tuple(str(a) for a in c.argv)
+        for f in report.findings
+        if f.remediation
+        for c in f.remediation.commands
+        if isinstance(c, Cmd)
+    ]
+    assert not [a for a in argv if a[:1] in (("dnf",), ("sudo",)) and "dnf" in a]
+    # a RHEL-family 8+ release keeps NVIDIA's module stream (the GPU Operator's RHEL 9.2 node, plans18 1818, and a
+    # kernel's .el9 tag alike: the release, not the family, decides)
+    from gpudoctor.planner.remedy import _before_modules
+
+    rhel9 = _diagnose(
+        _text(
+            "blind/plans18/cases/1818-k8sdm37-kubernetes-rhel92-gpu-operator-v2390-tesla-p4-nouveau-loaded-driver-daemonset-kernel-crash-blacklist"
+        )
+    )
+    assert _before_modules(rhel9.facts) is False
+    accel = _diagnose(_text("blind/plans7/cases/608-accel1643-slurm-gres3-accelerate-config-gpu-ids-0-7-overrides-control"))
+    assert _before_modules(accel.facts) is True  # "3.10.0-957.el7.x86_64": RHEL 7's family

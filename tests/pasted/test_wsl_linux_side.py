@@ -94,3 +94,38 @@ def test_an_unanswered_wsl_question_and_a_hyphenated_identifier_say_no_wsl():
     # quiet twins: the same question answered, and WSL said in prose, still say WSL 2
     for text in ("- OS: Ubuntu 22.04\n- WSL version (if applicable): 2\n", "I run it in WSL2 Ubuntu.\n" + _SO):
         assert "WSL2" in read_pasted([Source("report.txt", text)])["platform"]["release"]
+
+
+def test_wsl_set_between_cjk_letters_is_wsl_said():
+    # Chinese reports set WSL between their own letters with no space, and Python's \w counts those letters as word
+    # characters: plans18/1803 ("WSL2Ubuntu报警告", a Paddle warning in WSL 2's Ubuntu) was planned as plain Linux, and
+    # plans5/447 ("在WSL2虚拟机下") read WSL only from elsewhere. Both now say WSL 2 from their words.
+    for case, folder in (("1803", "plans18"), ("447", "plans5")):
+        (path,) = (ROOT / "tests/blind" / folder / "cases").glob(f"{case}-*/input.txt")
+        snap = read_pasted([Source("report.txt", path.read_text(encoding="utf-8"))])
+        assert snap["platform"]["system"] == "Linux", case
+        assert "WSL2" in snap["platform"]["release"], case
+    # quiet twins: an ASCII identifier holding the letters, and WSL's package version, keep their reading
+    assert read_pasted([Source("report.txt", "if isWSL: pass\n" + _SO)])["platform"] == {"system": "Linux"}
+    assert "WSL2" in read_pasted([Source("report.txt", "WSL 1.2.5 on Windows 11\n" + _SO)])["platform"]["release"]
+
+
+def test_a_prompt_only_wsls_shell_shows_is_wsl_whatever_the_prose_says():
+    # plans3/231: "(textgen) eugeo@DESKTOP-88L7K4D:/mnt/c/Users/...$ python server.py" beside "it works on Windows (not
+    # WSL)": the failing command ran in WSL's bash (a Windows drive under /mnt, Windows' generated PC name as host);
+    # plans16/1649: "(gdr) root@DESKTOP-3696316:/home/zjy/models/GDRnet#", the PC name alone
+    for case, folder in (("231", "plans3"), ("1649", "plans16")):
+        (path,) = (ROOT / "tests/blind" / folder / "cases").glob(f"{case}-*/input.txt")
+        snap = read_pasted([Source("report.txt", path.read_text(encoding="utf-8"))])
+        assert (snap["platform"]["system"], "WSL2" in snap["platform"]["release"]) == ("Linux", True), case
+        assert "a prompt only WSL's shell shows" in [c["cue"] for c in snap["pasted"]["cues"]], case
+    # quiet twins: Git Bash's prompt on the same PC name (MSYS, native Windows: no colon), a Linux host of another
+    # name, and a /mnt directory that is no drive letter's
+    for text in (
+        "me@DESKTOP-88L7K4D MINGW64 ~/app $ python x.py\n",
+        "me@desktop-pc:~/app$ python x.py\n" + _SO,
+        "me@server:/mnt/data/app$ python x.py\n" + _SO,
+    ):
+        snap = read_pasted([Source("report.txt", text)])
+        assert "WSL2" not in snap["platform"].get("release", ""), text
+        assert "a prompt only WSL's shell shows" not in [c["cue"] for c in snap["pasted"]["cues"]], text

@@ -16,7 +16,7 @@ from typing import Any
 from gpudoctor.facts import OS_NOT_NAMED, WSL2_RELEASE_PLACED
 from gpudoctor.host.nvml import NAMED_IN_TEXT
 from gpudoctor.host.snapshot import FORMAT
-from gpudoctor.pasted.distro_traces import Traced
+from gpudoctor.pasted.distro_traces import Traced, field_distribution
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.provenance import cite, error_places
 from gpudoctor.pasted.variants import VARIANTS
@@ -121,12 +121,19 @@ def build_snapshot(g: Gathered) -> dict[str, Any]:
 
 
 def _os_release(pretty: str) -> str:
-    words = pretty.split()
+    """The os-release of an OS name the text stated: the distribution it names wherever in it the name stands
+    (distro_traces.field_distribution: "Linux Ubuntu 18.04", "WSL2 Ubuntu 22.04", "Red Hat9.2"), with its family as
+    ID_LIKE (gpudoctor.planner.remedy.family reads both); a name no distribution of that list is (Kali, Gentoo,
+    TencentOS) keeps its first word, a field's label ("Description:", lsb_release's) left out."""
+    safe = pretty.replace('"', "'").replace("\\", "/")
+    named = field_distribution(pretty)
+    if named is not None:
+        distro, fam, version = named
+        like = f"ID_LIKE={fam}\n" if fam != distro else ""
+        return f'PRETTY_NAME="{safe}"\nID={distro}\n{like}VERSION_ID="{version}"\n'
+    words = re.sub(r"^\s*\w+:\s*", "", pretty).split()
     distro = words[0].lower() if words else "linux"
     version = next((w for w in words[1:] if re.match(r"^\d+(?:\.\d+)*$", w)), "")
-    if distro == "ubuntu" and version.count(".") > 1:
-        version = ".".join(version.split(".")[:2])
-    safe = pretty.replace('"', "'").replace("\\", "/")
     return f'PRETTY_NAME="{safe}"\nID={re.sub(r"[^a-z0-9]", "", distro) or "linux"}\nVERSION_ID="{version}"\n'
 
 

@@ -868,7 +868,10 @@ def prompt_env(line: str) -> str | None:
 def read_cues(g: Gathered, text: str) -> None:
     """Read the cues of `text` (quote markers already taken off) into `g`. Never raises on content; linear."""
     lines = text.splitlines()[:MAX_LINES]
-    if g.wsl_said and not g.wsl and (m := _NATIVE_WINDOWS.search(text[:1_000_000])):
+    if g.wsl_prompt:
+        _cue(g, "a prompt only WSL's shell shows", "WSL", g.wsl_prompt)
+    # (a prompt of WSL's shell ran the reporter's commands: a sentence about Windows beside it does not move them)
+    if g.wsl_said and not g.wsl and not g.wsl_prompt and (m := _NATIVE_WINDOWS.search(text[:1_000_000])):
         g.wsl_said = False  # WSL named in passing: the program the report is about is Windows' own
         _windows(g, "a Windows program, WSL only named beside it", m.group(0))
     side: str | None = None  # the side ((container) or (host)) of the last prompt seen

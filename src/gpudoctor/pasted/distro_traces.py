@@ -103,6 +103,36 @@ def names_a_distribution(text: str) -> bool:
     return any(word in low for word in _NAMED_WORDS)
 
 
+# The distribution an OS field's answer names, wherever in it the name stands (issues 27/28: a field's first word is
+# often no distribution's: "Linux Ubuntu 18.04", "WSL2 Ubuntu 22.04", "Host is Ubuntu 20.04.5 LTS", "Description:
+# Gentoo Linux", "amazon/Deep Learning AMI (Ubuntu 18.04)", and a name is often glued to its release, "Ubuntu22.04",
+# "Red Hat9.2", or written after it, uname -v's "#..~18.04.1-Ubuntu"). A name stands alone against letters (not
+# "xubuntu-desktop"'s part) but may touch its release's digits; "Linux" or "GNU/Linux" may stand between
+# ("CentOS Linux release 7.9.2009", "Debian GNU/Linux 12"). "Red Hat" alone is the company's short name of its
+# Enterprise Linux in an OS field (an answer names an OS there, not a product of the company).
+_FIELD_NAMES = {**{name: (distro, family) for name, distro, family, _ in DISTRIBUTIONS}, "red hat": ("rhel", "rhel")}
+_FIELD = re.compile(
+    r"(?:(?P<before>\d{1,2}(?:\.\d{1,2}){0,2})[~-])?(?<![A-Za-z])(?P<name>"
+    + "|".join(re.escape(name).replace(r"\ ", r"\s+") for name in sorted(_FIELD_NAMES, key=len, reverse=True))
+    + r")(?![A-Za-z])(?:\s+(?:GNU/)?Linux(?![A-Za-z]))?(?:\s+(?:Server|Workstation|Desktop)\b)?[\s:]*(?:release\s+)?(?P<after>\d{1,2}(?:\.\d{1,2}){0,2}(?!\d))?",
+    re.IGNORECASE,
+)
+
+
+def field_distribution(text: str) -> tuple[str, str, str] | None:
+    """The distribution an OS field's answer names: its os-release(5) ID, family and VERSION_ID (Ubuntu's YY.MM of a
+    point release, the others' release as written; "" where none), or None where it names none of DISTRIBUTIONS, or two."""
+    found = {}
+    for m in _FIELD.finditer(text[:MAX_LINE]):
+        distro, fam = _FIELD_NAMES[" ".join(m.group("name").lower().split())]
+        release = m.group("after") or m.group("before") or ""
+        if distro == "ubuntu":
+            release = ".".join(release.split(".")[:2])
+        if not found.get(distro, ("", "", ""))[2]:
+            found[distro] = (distro, fam, release)  # (a field that names it twice, "Ubuntu : Ubuntu 18.04.6": the release)
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
 # A sentence about another time names no distribution of this host ("It worked on Ubuntu 22.04 LTS last year.": the
 # machine that worked, not the one that fails; tests/pasted/test_distribution_line.py's quiet twin).
 _ELSEWHEN = re.compile(r"\b(?:worked|was working|used to|last (?:year|month|week)|previously|in the past)\b", re.IGNORECASE)

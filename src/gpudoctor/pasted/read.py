@@ -1045,6 +1045,14 @@ def nvcc_said(text: str) -> re.Match[str] | None:
     return NVCC_SAID.search(text[:1_000_000]) if "nvcc" in text.lower() or "cuda_" in text else None
 
 
+# (pasted.read._text_facts: a POSIX prompt only WSL's shell shows; the host part is Windows' generated PC name, or the
+# working directory a Windows drive under /mnt)
+_WSL_PROMPT = re.compile(
+    r"^[ \t]*(?:\([\w.-]{1,60}\)[ \t]*)?[\w.-]{1,40}@(?:(?:DESKTOP|LAPTOP)-[A-Z0-9]{7}:[^\n$#]{0,300}|[\w.-]{1,64}:/mnt/[a-z](?:/[^\n$#]{0,300})?)[$#]",
+    re.MULTILINE,
+)
+
+
 def _text_facts(g: Gathered, text: str) -> None:
     """What the text says outside any block: the frameworks the reporter imported, WSL, a WSL kernel's name."""
     text = text[:MAX_SOURCE_CHARS]
@@ -1148,7 +1156,10 @@ def _text_facts(g: Gathered, text: str) -> None:
         text = re.sub(r"(?m)^[ \t>]*[-*][ \t]+[^:\n]{0,80}\bWSL\b[^:\n]{0,80}:[ \t*]*$", "", text)
     if ("wsl" in lowered or "subsystem" in lowered) and re.search(
         # WSL as a word of its own: not a hyphenated identifier's part (a compose file's "vaapi-wsl" transcoding choice)
-        r"(?<![\w-])WSL\s*[12]?\b(?!-\w)|\bSubsystem (?:for Linux|on Windows)\b",
+        # nor an ASCII identifier's ("isWSL"); Chinese and Japanese text sets it between its own letters with no space
+        # ("在WSL2虚拟机下", "WSL2Ubuntu报警告"), which Python's \w counts as word characters: only ASCII ones bound it,
+        # and its version digit ends it.
+        r"(?<![A-Za-z0-9_-])WSL(?:\s*[12](?!\d|\.\d)|(?![A-Za-z0-9_]))(?!-\w)|\bSubsystem (?:for Linux|on Windows)\b",
         text,
         re.IGNORECASE,
     ):
@@ -1160,6 +1171,16 @@ def _text_facts(g: Gathered, text: str) -> None:
     # WSL mounts the Windows drives under /mnt/<letter>: a Linux path into a Windows profile or system folder.
     if "/mnt/" in text and re.search(r"(?<![\w/])/mnt/[a-z]/(?:Users|Windows|Program Files)/", text):
         g.wsl_said = True
+    # A bash prompt ("user@host:cwd$", Debian's and Ubuntu's PS1) that only WSL's shell shows: a host named as Windows
+    # setup names a PC it was not told a name for ("DESKTOP-" or "LAPTOP-" and seven letters or digits; Microsoft's
+    # Unattend reference, Microsoft-Windows-Shell-Setup ComputerName: a random name where none is given), which WSL
+    # gives its distribution (learn.microsoft.com/windows/wsl/wsl-config, [network] hostname: "Windows hostname" by
+    # default; microsoft/WSL#4305: WSL's init calls sethostname with it), or a working directory in a Windows drive
+    # WSL mounts (/mnt/<letter>, [automount] root). The reporter's own commands ran there, in Linux: stronger than a
+    # sentence about Windows beside it ("on Windows (not WSL) it works", pasted.cues._NATIVE_WINDOWS).
+    if ("DESKTOP-" in text or "LAPTOP-" in text or "/mnt/" in text) and (m := _WSL_PROMPT.search(text)):
+        g.wsl_said = True
+        g.wsl_prompt = m.group(0).strip()[:300]
     # A WSL kernel names itself: 4.4.0-19041-Microsoft is WSL 1, 5.15.90.1-microsoft-standard-WSL2 is WSL 2.
     if "icrosoft" in text and (
         m := re.search(r"\b(\d+\.\d+\.\d+(?:\.\d+)?-(?:\d+-Microsoft|microsoft-standard(?:-WSL2)?))\b", text)

@@ -343,6 +343,21 @@ _WHICH_GPU = Cmd(
 )
 
 
+def _before_modules(facts: Facts) -> bool:
+    """Whether the RHEL-family release stated is one before dnf's module streams: RHEL, CentOS and the rebuilds that
+    number their releases as RHEL does (Rocky, Alma, Oracle Linux; a kernel's .el7 tag, ID unnamed) before 8, Amazon
+    Linux 2 (VERSION_ID "2"; Amazon Linux 2023 is Fedora-based, with dnf). Others number their own (Fedora,
+    TencentOS Server 3 is RHEL 8's kind): not judged. Unknown releases are not."""
+    d = facts.platform.distro
+    distro = (d.id or "").lower()
+    major = (d.version_id or "").split(".")[0]
+    if not major.isdigit():
+        return False
+    if distro == "amzn":
+        return major == "2"
+    return distro in ("", "rhel", "centos", "rocky", "almalinux", "ol") and int(major) < 8
+
+
 def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ...]:
     fam = family(facts)
     distro = (facts.platform.distro.id or "").lower()
@@ -385,6 +400,12 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
             Cmd(("apt-get", "update"), root=True),
             Cmd(("apt-get", "install", "-y", "nvidia-driver"), root=True, note="Debian's non-free component"),
         )
+    if fam == "rhel" and _before_modules(facts):
+        # RHEL and CentOS 7 (and Amazon Linux 2) have yum and no module streams: dnf and AppStream's modules came with
+        # RHEL 8 (Red Hat, "Considerations in adopting RHEL 8", ch. 5 "Software management": YUM v4 based on DNF, and
+        # "Application Streams" as modules), which NVIDIA's `dnf module` driver streams need. No recipe is written
+        # for them here: the plan's prose names the branch instead of a command that does not exist on the machine.
+        return ()
     if fam == "rhel":
         if opened is None:
             # The GPU decides the flavour and nothing here names it (no compute capability, no loaded module): the
