@@ -1,0 +1,208 @@
+"""Which general asks a more specific ask of the same report makes useless (issues 27/28: precision of the asks).
+
+The asks are built by many hands (gpudoctor.pasted.ask): the general questions asked of every report (nvidia-smi,
+collect_env, a package listing) and the ones a failure, a component or a symptom family makes (Ask.subject). The blind
+sets' reviewers judged a report "partly" right where a deciding ask stood beside general ones whose answer it already
+holds, or beside ones in a language the failing program does not run ("six asks where two decide": h264's census,
+tools/ask_precision_census.md). This module holds, as a table, which ask answers which other one whole, and drops the
+one answered; the other asks are left as they are.
+
+Each row of SUPERSEDED: the ask given way (`general`), the ask that answers it (`by`), whether the two must be asked in
+the same place (the same note, and the same way in: the same interpreter, image or container), and why the answer is
+held. A row fires only where both are in the report; the one kept takes the dropped one's finding codes, and its
+subject where it had none (the failure it was made for still ranks it where the asks are capped).
+
+Beside the table, one rule by the failing program's language (`_foreign_python`): an application that is no Python
+program (gpudoctor/planner/apps.toml [[native]]) whose own asks are printed (a catalogue component's, Ask.subject
+"component:<id>") and no failing line of Python's shown: the general Python questions (collect_env, a pip listing, a
+framework's probe) read an interpreter the failing program never loads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpudoctor.facts import Facts
+    from gpudoctor.pasted.ask import Ask
+
+
+def _words(a: Ask) -> tuple[str, ...]:
+    return tuple(str(w) for w in a.command.argv)
+
+
+def _split(a: Ask) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the way in, the program asked): the words before the interpreter's last -m or -c (the interpreter, an image's
+    `docker run ... --entrypoint python3 IMAGE`, `docker exec NAME python3`), and from it on; for any other program,
+    the words before `nvidia-smi` (a container's or a job's wrapper) and from it on."""
+    words = _words(a)
+    for i in range(len(words) - 1, 0, -1):
+        if words[i] in ("-m", "-c"):
+            return words[:i], words[i:]
+    at = next((i for i, w in enumerate(words) if re.split(r"[\\/]", w)[-1].lower() in ("nvidia-smi", "nvidia-smi.exe")), 0)
+    return words[:at], words[at:]
+
+
+def _smi(a: Ask) -> tuple[str, ...] | None:
+    """The nvidia-smi arguments of an ask that runs nvidia-smi unfiltered (None for any other)."""
+    way, rest = _split(a)
+    if a.command.pipe or not rest or re.split(r"[\\/]", rest[0])[-1].lower() not in ("nvidia-smi", "nvidia-smi.exe"):
+        return None
+    return rest[1:]
+
+
+def _gpu_list(a: Ask) -> bool:
+    return _smi(a) == ("-L",)
+
+
+def _smi_table(a: Ask) -> bool:
+    return _smi(a) == ()
+
+
+def _gpu_names_query(a: Ask) -> bool:
+    """nvidia-smi --query-gpu=... with the GPU's name among its fields: one line per GPU, as -L prints."""
+    args = _smi(a) or ()
+    return any(w.startswith("--query-gpu=") and "name" in w.split("=", 1)[1].split(",") for w in args)
+
+
+def _collect_env(a: Ask) -> bool:
+    return _split(a)[1] == ("-m", "torch.utils.collect_env")
+
+
+# A probe that prints torch's release and the CUDA it was built for (torch.__version__, torch.version.cuda): what
+# collect_env reports of torch ("PyTorch version", "CUDA used to build PyTorch": pytorch/pytorch
+# torch/utils/collect_env.py @95511e23, get_env_info), in the interpreter that runs the program.
+_TORCH_BUILD_READ = re.compile(r"\btorch\.__version__.*\btorch\.version\.cuda\b|\btorch\.version\.cuda\b.*\btorch\.__version__")
+
+
+def _torch_build_probe(a: Ask) -> bool:
+    rest = _split(a)[1]
+    return rest[:1] == ("-c",) and len(rest) > 1 and bool(_TORCH_BUILD_READ.search(rest[1]))
+
+
+@dataclass(frozen=True)
+class Supersession:
+    general: Callable[[Ask], bool]  # the ask given way
+    by: Callable[[Ask], bool]  # the ask whose answer holds it whole
+    same_place: bool
+    why: str
+
+
+SUPERSEDED: tuple[Supersession, ...] = (
+    Supersession(
+        _gpu_list,
+        _smi_table,
+        True,
+        # nvidia-smi's default table has a row per GPU with its name (NVIDIA's nvidia-smi documentation, "SUMMARY
+        # OUTPUT"); -L prints the same GPUs one a line (tools/ask_strikes.py's "covered", blind sets' reviewers)
+        "the table lists every GPU the driver sees, by name, beside the driver and its CUDA",
+    ),
+    Supersession(
+        _gpu_list,
+        _gpu_names_query,
+        True,
+        "a --query-gpu with the name field prints one line per GPU the driver sees, as -L does",
+    ),
+    Supersession(
+        _collect_env,
+        _torch_build_probe,
+        True,
+        # collect_env's torch lines are the release and the CUDA it was built for; the probe prints those and what
+        # the failure asks beside them (the arch list, is_available), in the same interpreter, and runs where
+        # collect_env's other probes (pip, conda, nvidia-smi) would fail first
+        "the probe prints torch's release and CUDA build, what collect_env would report of torch",
+    ),
+)
+
+
+def _place(a: Ask) -> tuple:
+    return (a.command.note, _split(a)[0])
+
+
+def _merged(kept: Ask, dropped: Ask) -> Ask:
+    codes = tuple(dict.fromkeys((*kept.codes, *dropped.codes)))
+    subject = kept.subject or dropped.subject
+    why = kept.why if not dropped.subject or dropped.why in kept.why else f"{kept.why}; {dropped.why}"
+    return dataclasses.replace(kept, codes=codes, subject=subject, why=why)
+
+
+def without_superseded(asks: list[Ask]) -> list[Ask]:
+    """`asks` without each one another ask's answer holds whole (SUPERSEDED), the one kept taking its codes."""
+    out = list(asks)
+    dropped: set[int] = set()
+    for row in SUPERSEDED:
+        for i, a in enumerate(out):
+            if i in dropped or not row.general(a):
+                continue
+            at = next(
+                (
+                    j
+                    for j, b in enumerate(out)
+                    if j != i and j not in dropped and row.by(b) and (not row.same_place or _place(b) == _place(a))
+                ),
+                None,
+            )
+            if at is not None:
+                dropped.add(i)
+                out[at] = _merged(out[at], a)
+    return [a for i, a in enumerate(out) if i not in dropped]
+
+
+# What a failing line of a Python program carries: its traceback, a module's file, its packages' folders, an
+# interpreter's name, a Python exception's name, a Python framework's or package's name (torch's "Please install
+# PyTorch with ...", a ComfyUI node's exception): where one fails, the Python questions may decide.
+_PYTHON_LINE = re.compile(
+    r"Traceback|File \"[^\"]+\.py\"|\.py\b|site-packages|dist-packages|\bpython\d?(?:\.\d+)?\b"
+    r"|\b(?:Import|ModuleNotFound|Runtime|OS|Attribute)Error\b"
+    r"|torch|tensorflow|\bkeras\b|\bjax(?:lib)?\b|paddle|onnxruntime|\bcupy\b|\bnumba\b|transformers|diffusers|comfy",
+    re.IGNORECASE,
+)
+
+
+def foreign_python(facts: Facts, asks: list[Ask], runs_python: Callable[[Ask], bool]) -> list[Ask]:
+    """`asks` without the general Python questions (Ask.subject "", or a named Python component's) where the failing program is a named application
+    that is no Python program, its own asks printed, and no line the paste shows failing is Python's: a framework's
+    build, an interpreter's packages, decide nothing of a Go or C++ server (the blind sets' reviewers on Ollama's
+    reports: "collect_env / pip list are padding", "noise for an Ollama ... question"). Python may be named beside it
+    (a torch that sees the GPU, said as the working comparison): that is no failure of the program asked about."""
+    from gpudoctor.planner.apps import natives
+
+    ids = {f"component:{n.id}" for n in natives()}
+    if not any(a.subject in ids for a in asks) or any(_PYTHON_LINE.search(e.line or "") for e in facts.pasted.errors):
+        return asks
+    # (kept: the application's own asks, and those made for a failure the paste shows: a catalogued message's, a
+    # symptom family's; given way: the general ones and a named Python component's, torch's collect_env)
+    # (kept too: an ask a component made for a kind of failing line the paste shows, Ask.made_for)
+    return [
+        a
+        for a in asks
+        if not runs_python(a) or a.subject in ids or a.made_for or (a.subject and not a.subject.startswith("component:"))
+    ]
+
+
+# The evidence kinds a framework prints at every start of a program that imports it, no fault among them
+# (catalogue.toml's tf-startup-log entries: TensorFlow's and XLA's "Successfully opened dynamic library", "Unable to
+# register cuDNN factory", "TF-TRT Warning: Could not find TensorRT"; gpudoctor.checks.reported's descriptive kinds).
+STARTUP_ONLY: dict[str, frozenset[str]] = {"tensorflow": frozenset({"tf-startup-log"})}
+
+
+def idle_framework(facts: Facts, framework: str, named: set[str]) -> bool:
+    """Whether `framework` is named only by its start-up lines while another framework is at work (named, or a
+    compiled extension of torch's named): it was imported beside the failing program (a Lightning job importing
+    TensorFlow through a logger, a web UI whose image carries it), and a probe of its build decides nothing of the
+    failure (blind set 17's reviewers on a TensorFlow probe beside a program that runs no TensorFlow)."""
+    from gpudoctor.facts import EXTENSION_NAMED
+    from gpudoctor.probed import Found
+
+    quiet = STARTUP_ONLY.get(framework)
+    installed = getattr(facts.frameworks, framework, None)
+    if quiet is None or isinstance(installed, Found) or framework in facts.pasted.frameworks:
+        return False
+    lines = [e for e in facts.pasted.errors if framework in e.line.lower()]
+    if not lines or any(e.kind not in quiet for e in lines):
+        return False
+    return bool(named - {framework}) or any(c.get("cue") == EXTENSION_NAMED for c in facts.pasted.cues)

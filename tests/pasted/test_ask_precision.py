@@ -1,0 +1,100 @@
+"""The precision of the asks (issues 27/28, h264): a general ask whose answer a more specific one of the same report
+holds gives way to it, and no ask runs a language or framework the failing program does not (gpudoctor.pasted.supersede).
+
+Each rule is held by real reports of the open blind sets, from different threads, and by the table's own data."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.cmdline import Cmd
+from gpudoctor.pasted.ask import Ask
+from gpudoctor.pasted.supersede import SUPERSEDED, without_superseded
+from tests.pasted.cli_json import asked, blind_case, check
+
+
+def _ask(*argv: str, note: str = "", subject: str = "", codes: tuple[str, ...] = ()) -> Ask:
+    return Ask(Cmd(argv, note=note), "why", codes=codes, subject=subject)
+
+
+def test_the_gpu_list_gives_way_to_the_table_in_the_same_place_taking_its_codes():
+    table, listing = _ask("nvidia-smi"), _ask("nvidia-smi", "-L", subject="cuda-no-device", codes=("x",))
+    (kept,) = without_superseded([table, listing])
+    assert (kept.command.argv, kept.codes, kept.subject) == (("nvidia-smi",), ("x",), "cuda-no-device")
+
+
+def test_an_ask_in_another_place_is_not_held_by_it():
+    asks = [_ask("nvidia-smi", note="on the host"), _ask("nvidia-smi", "-L", note="inside the job")]
+    assert without_superseded(asks) == asks
+
+
+def test_collect_env_gives_way_to_a_torch_build_probe_of_the_same_interpreter_only():
+    env = _ask("/env/bin/python", "-m", "torch.utils.collect_env")
+    probe = _ask("/env/bin/python", "-c", "import torch; print(torch.__version__, torch.version.cuda)")
+    other = _ask("python3", "-c", "import torch; print(torch.__version__, torch.version.cuda)")
+    assert [a.command.argv[:2] for a in without_superseded([env, probe])] == [("/env/bin/python", "-c")]
+    assert without_superseded([env, other]) == [env, other]
+
+
+def test_a_gpu_names_query_holds_the_list_and_one_without_names_does_not():
+    listing = _ask("nvidia-smi", "-L")
+    named = _ask("nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv")
+    unnamed = _ask("nvidia-smi", "--query-gpu=compute_cap", "--format=csv")
+    assert without_superseded([listing, named]) == [named]
+    assert without_superseded([listing, unnamed]) == [listing, unnamed]
+
+
+def test_every_row_says_why():
+    assert all(row.why for row in SUPERSEDED)
+
+
+# (blind case, the ask given way, the ask that holds it and stays)
+HELD = [
+    # nvidia-smi -L beside the bare table: two threads (a numba report, a Ray one)
+    ("plans10/cases/1025-", ["nvidia-smi", "-L"], ["nvidia-smi"]),
+    ("plans15/cases/1519-", ["nvidia-smi", "-L"], ["nvidia-smi"]),
+    # collect_env beside the web UI's own torch probe in its venv, and beside no-kernel-image's arch-list probe
+    ("plans3/cases/233-", "collect_env", "torch.__version__"),
+    ("plans5/cases/406-", "collect_env", "torch.__version__"),
+]
+
+
+def _has(doc: dict, what) -> bool:
+    if isinstance(what, list):
+        return what in asked(doc)
+    return any(what in " ".join(argv) for argv in asked(doc))
+
+
+@pytest.mark.parametrize(("case", "gone", "kept"), HELD)
+def test_a_general_ask_gives_way_where_a_specific_one_answers_it(case, gone, kept):
+    doc = check(blind_case(case))
+    assert not _has(doc, gone)
+    assert _has(doc, kept)
+
+
+@pytest.mark.parametrize("case", ["plans12/cases/1244-", "plans6/cases/545-"])
+def test_no_python_question_for_a_native_server_whose_own_asks_are_printed(case):
+    # Ollama's reports: torch named only as the working comparison; Ollama's own log and GPU processes asked
+    doc = check(blind_case(case))
+    argvs = asked(doc)
+    assert ["journalctl", "-u", "ollama", "--no-pager"] in argvs
+    assert not any(a[0].startswith("python") for a in argvs)
+
+
+def test_a_python_failure_beside_a_native_server_keeps_its_python_asks():
+    # ComfyUI's no-kernel-image (torch's own warning shown), Ollama said to work on the same machine
+    doc = check(blind_case("plans4/cases/357-"))
+    assert any(a[0].endswith("python") and "torch.version.cuda" in a[-1] for a in asked(doc))
+
+
+@pytest.mark.parametrize("case", ["plans17/cases/1704-", "plans18/cases/1832-"])
+def test_no_tensorflow_probe_where_tensorflow_only_prints_its_startup_lines(case):
+    # a Lightning job and a web UI that import TensorFlow beside torch: its start-up lines are no failure of theirs
+    doc = check(blind_case(case))
+    assert not any("tensorflow" in " ".join(a) for a in asked(doc))
+
+
+def test_a_tensorflow_program_keeps_its_probe():
+    # a TensorFlow program under WSL 2 whose GPU is not found: TensorFlow is the failing framework
+    doc = check(blind_case("plans8/cases/814-"))
+    assert any("tensorflow" in " ".join(a) for a in asked(doc))
