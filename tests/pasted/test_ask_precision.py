@@ -98,3 +98,52 @@ def test_a_tensorflow_program_keeps_its_probe():
     # a TensorFlow program under WSL 2 whose GPU is not found: TensorFlow is the failing framework
     doc = check(blind_case("plans8/cases/814-"))
     assert any("tensorflow" in " ".join(a) for a in asked(doc))
+
+
+def test_a_narrow_filter_gives_way_to_a_wider_one_of_the_same_listing_keeping_its_why():
+    wide = Ask(Cmd(("ldconfig", "-p"), pipe=("grep", "-E", "libcudnn|libcublas|libcudart")), "the cache's CUDA libraries")
+    narrow = Ask(Cmd(("ldconfig", "-p"), pipe=("grep", "-F", "libcublasLt")), "the copies of libcublasLt", codes=("c",))
+    (kept,) = without_superseded([wide, narrow])
+    assert (kept.command.pipe, kept.codes) == (wide.command.pipe, ("c",))
+    assert kept.why.endswith("the copies of libcublasLt")
+
+
+@pytest.mark.parametrize(
+    ("wide", "narrow"),
+    [
+        (("grep", "-E", "libcudnn|libcublas"), ("grep", "-i", "libcublas")),  # case-blind narrow, case-bound wide
+        (("grep", "-E", "^mm|^torch "), ("grep", "mmcv")),  # an anchor: more than a literal
+        (("grep", "libcudnn"), ("grep", "libnccl")),
+    ],
+)
+def test_a_filter_that_may_drop_a_line_covers_nothing(wide, narrow):
+    asks = [Ask(Cmd(("ldconfig", "-p"), pipe=wide), "w"), Ask(Cmd(("ldconfig", "-p"), pipe=narrow), "n")]
+    assert without_superseded(asks) == asks
+
+
+def test_printenv_gives_way_to_an_env_filter_that_prints_its_line_in_the_same_place():
+    env = Ask(Cmd(("env",), pipe=("grep", "-E", "VISIBLE_DEVICES|GPU_DEVICE_ORDINAL"), note="in the job"), "gpus")
+    one = Ask(Cmd(("printenv", "CUDA_VISIBLE_DEVICES"), note="in the job"), "hidden?")
+    other = Ask(Cmd(("printenv", "LD_LIBRARY_PATH"), note="in the job"), "path")
+    elsewhere = Ask(Cmd(("printenv", "CUDA_VISIBLE_DEVICES")), "hidden?")
+    assert [a.command.argv for a in without_superseded([env, one, other, elsewhere])] == [
+        ("env",),
+        ("printenv", "LD_LIBRARY_PATH"),
+        ("printenv", "CUDA_VISIBLE_DEVICES"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("case", "gone"),
+    [
+        # a Slurm job's GPU variables asked twice (kilosort's and dorado's threads)
+        ("plans12/cases/1252-", ["printenv", "CUDA_VISIBLE_DEVICES"]),
+        ("plans14/cases/1443-", ["printenv", "CUDA_VISIBLE_DEVICES"]),
+        # the loader's cache filtered for one library beside its CUDA libraries (two rembg threads)
+        ("plans17/cases/1741-", ["ldconfig", "-p"]),
+        ("plans17/cases/1742-", ["ldconfig", "-p"]),
+    ],
+)
+def test_an_ask_another_prints_whole_is_asked_once(case, gone):
+    doc = check(blind_case(case))
+    assert asked(doc).count(gone) == (0 if gone[0] == "printenv" else 1)

@@ -84,18 +84,75 @@ def _torch_build_probe(a: Ask) -> bool:
     return rest[:1] == ("-c",) and len(rest) > 1 and bool(_TORCH_BUILD_READ.search(rest[1]))
 
 
+_LITERAL = re.compile(r"[\w.+-]+")
+
+
+def _grep(pipe: tuple[str, ...]) -> tuple[set[str], str] | None:
+    """(its options, its pattern) of a `grep` filter with one pattern, None for any other filter."""
+    if not pipe or pipe[0] != "grep" or len(pipe) < 2:
+        return None
+    flags = {w for w in pipe[1:-1] if w.startswith("-")}
+    if len(flags) != len(pipe) - 2 or not flags <= {"-E", "-F", "-i", "-iE", "-Ei", "-iF"}:
+        return None
+    return {f"-{c}" for f in flags for c in f[1:]}, pipe[-1]
+
+
+def _alternatives(flags: set[str], pattern: str) -> list[str] | None:
+    """The literal strings a grep pattern matches lines by (an -E alternation of them, or one), None where any part of it
+    is more than a literal (an anchor, a class, a repetition): only a literal's lines are known without a regex engine."""
+    parts = [pattern] if "-F" in flags else pattern.split("|") if "-E" in flags else [pattern]
+    return parts if all(_LITERAL.fullmatch(p) for p in parts) else None
+
+
+def filter_covers(wide: Ask, narrow: Ask) -> bool:
+    """Whether the one command filtered by `wide`'s grep keeps every line `narrow`'s keeps: each line holding the
+    narrow literal holds one of the wide ones (`grep -E 'libcudnn|libcublas'` keeps every line `grep libcublasLt`
+    keeps); a case-blind narrow filter is covered by a case-blind wide one only."""
+    if wide.command.argv != narrow.command.argv or wide.command.pipe == narrow.command.pipe:
+        return False
+    w, n = _grep(tuple(str(x) for x in wide.command.pipe)), _grep(tuple(str(x) for x in narrow.command.pipe))
+    if w is None or n is None or ("-i" in n[0] and "-i" not in w[0]):
+        return False
+    wide_parts, narrow_parts = _alternatives(*w), _alternatives(*n)
+    if wide_parts is None or narrow_parts is None:
+        return False
+    fold = (lambda x: x.lower()) if "-i" in w[0] else (lambda x: x)
+    return all(any(fold(p) in fold(q) for p in wide_parts) for q in narrow_parts)
+
+
+def _printenv(a: Ask) -> str | None:
+    words = _words(a)
+    return words[1] if len(words) == 2 and words[0] == "printenv" and not a.command.pipe else None
+
+
+def env_covers(listing: Ask, one: Ask) -> bool:
+    """Whether `env | grep PATTERN` prints the line of the one variable `printenv VAR` asks for (VAR=value)."""
+    var = _printenv(one)
+    g = _grep(tuple(str(x) for x in listing.command.pipe))
+    if var is None or _words(listing) != ("env",) or g is None:
+        return False
+    try:
+        flags = re.IGNORECASE if "-i" in g[0] else 0
+        return re.search(re.escape(g[1]) if "-F" in g[0] else g[1], f"{var}=", flags) is not None
+    except re.error:
+        return False
+
+
 @dataclass(frozen=True)
 class Supersession:
     general: Callable[[Ask], bool]  # the ask given way
-    by: Callable[[Ask], bool]  # the ask whose answer holds it whole
+    by: Callable[[Ask, Ask], bool]  # (the other ask, the general one): whether the other's answer holds it whole
     same_place: bool
     why: str
+    # where the one given way said something of its own (the library the text could not load), its "why" is kept
+    # after the other's, as the part of that answer it asked for
+    keep_why: bool = False
 
 
 SUPERSEDED: tuple[Supersession, ...] = (
     Supersession(
         _gpu_list,
-        _smi_table,
+        lambda b, a: _smi_table(b),
         True,
         # nvidia-smi's default table has a row per GPU with its name (NVIDIA's nvidia-smi documentation, "SUMMARY
         # OUTPUT"); -L prints the same GPUs one a line (tools/ask_strikes.py's "covered", blind sets' reviewers)
@@ -103,18 +160,33 @@ SUPERSEDED: tuple[Supersession, ...] = (
     ),
     Supersession(
         _gpu_list,
-        _gpu_names_query,
+        lambda b, a: _gpu_names_query(b),
         True,
         "a --query-gpu with the name field prints one line per GPU the driver sees, as -L does",
     ),
     Supersession(
         _collect_env,
-        _torch_build_probe,
+        lambda b, a: _torch_build_probe(b),
         True,
         # collect_env's torch lines are the release and the CUDA it was built for; the probe prints those and what
         # the failure asks beside them (the arch list, is_available), in the same interpreter, and runs where
         # collect_env's other probes (pip, conda, nvidia-smi) would fail first
         "the probe prints torch's release and CUDA build, what collect_env would report of torch",
+    ),
+    Supersession(
+        lambda a: _grep(tuple(str(x) for x in a.command.pipe)) is not None,
+        filter_covers,
+        True,
+        "the wider filter of the same listing keeps every line the narrower one keeps",
+        keep_why=True,
+    ),
+    Supersession(
+        lambda a: _printenv(a) is not None,
+        env_covers,
+        True,
+        # env prints every variable of the process as NAME=value (POSIX env(1)); the filter keeps the asked one's line
+        "the filtered env prints the variable's NAME=value line",
+        keep_why=True,
     ),
 )
 
@@ -123,10 +195,11 @@ def _place(a: Ask) -> tuple:
     return (a.command.note, _split(a)[0])
 
 
-def _merged(kept: Ask, dropped: Ask) -> Ask:
+def _merged(kept: Ask, dropped: Ask, keep_why: bool) -> Ask:
     codes = tuple(dict.fromkeys((*kept.codes, *dropped.codes)))
     subject = kept.subject or dropped.subject
-    why = kept.why if not dropped.subject or dropped.why in kept.why else f"{kept.why}; {dropped.why}"
+    said = (keep_why or dropped.subject) and dropped.why not in kept.why
+    why = f"{kept.why}; among them, {dropped.why}" if said else kept.why
     return dataclasses.replace(kept, codes=codes, subject=subject, why=why)
 
 
@@ -142,13 +215,13 @@ def without_superseded(asks: list[Ask]) -> list[Ask]:
                 (
                     j
                     for j, b in enumerate(out)
-                    if j != i and j not in dropped and row.by(b) and (not row.same_place or _place(b) == _place(a))
+                    if j != i and j not in dropped and row.by(b, a) and (not row.same_place or _place(b) == _place(a))
                 ),
                 None,
             )
             if at is not None:
                 dropped.add(i)
-                out[at] = _merged(out[at], a)
+                out[at] = _merged(out[at], a, row.keep_why)
     return [a for i, a in enumerate(out) if i not in dropped]
 
 
