@@ -108,7 +108,10 @@ def failure_class(expect: dict) -> str:
     text = " ".join(str(expect.get(k, "")) for k in ("kind", "diagnosis", "platform")).lower()
     for name, pattern in (
         ("Windows DLL", r"\.dll|winerror 12[67]|error 126|error 193"),
-        ("non-Python program", r"jellyfin|emby|plex|ollama|llama\.cpp|gpt4all|lm studio|c\+\+ program|c# |node\.js|\bgo program|blender|ffmpeg|obs\b|davinci"),
+        (
+            "non-Python program",
+            r"jellyfin|emby|plex|ollama|llama\.cpp|gpt4all|lm studio|c\+\+ program|c# |node\.js|\bgo program|blender|ffmpeg|obs\b|davinci",
+        ),
         ("container/Kubernetes", r"docker|container|kubernetes|\bpod\b|k8s|podman|gpu operator|device plugin"),
         ("cluster", r"slurm|sbatch|srun|cluster|\bhpc\b"),
         ("Linux shared library", r"\.so\b|\.so\.\d|cannot open shared object|undefined symbol|ld_library_path"),
@@ -209,7 +212,7 @@ def main() -> int:
         paste = (case / "input.txt").read_text(encoding="utf-8", errors="replace")
         named = _framework_named(paste)
         native = any(re.search(p, paste.lower()) for p in ask_strikes.NATIVE_APPS) and not ask_strikes._PYTHON_SEEN.search(paste)
-        for k, a in zip(these, asks):
+        for k, a in zip(these, asks, strict=True):
             if native and ask_strikes._runs_python([str(w) for w in a["argv"]]):
                 foreign["python ask, no Python program"] += 1
             fw = k.split()[-1] if k.startswith("probe ") else None

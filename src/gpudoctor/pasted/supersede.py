@@ -12,10 +12,11 @@ the same place (the same note, and the same way in: the same interpreter, image 
 held. A row fires only where both are in the report; the one kept takes the dropped one's finding codes, and its
 subject where it had none (the failure it was made for still ranks it where the asks are capped).
 
-Beside the table, one rule by the failing program's language (`_foreign_python`): an application that is no Python
-program (gpudoctor/planner/apps.toml [[native]]) whose own asks are printed (a catalogue component's, Ask.subject
-"component:<id>") and no failing line of Python's shown: the general Python questions (collect_env, a pip listing, a
-framework's probe) read an interpreter the failing program never loads.
+Beside the table, two rules by the failing program's language and framework: `foreign_python` (an application that is
+no Python program, gpudoctor/planner/apps.toml [[native]], whose own asks are printed, a catalogue component's with
+Ask.subject "component:<id>", and no failing line of Python's shown: the general Python questions, collect_env, a pip
+listing, a framework's probe, read an interpreter the failing program never loads), and `idle_framework` (a framework
+named only by the lines it prints at every start, beside another at work: its probe decides nothing).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def _split(a: Ask) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def _smi(a: Ask) -> tuple[str, ...] | None:
     """The nvidia-smi arguments of an ask that runs nvidia-smi unfiltered (None for any other)."""
-    way, rest = _split(a)
+    rest = _split(a)[1]
     if a.command.pipe or not rest or re.split(r"[\\/]", rest[0])[-1].lower() not in ("nvidia-smi", "nvidia-smi.exe"):
         return None
     return rest[1:]
@@ -74,8 +75,8 @@ def _collect_env(a: Ask) -> bool:
 
 
 # A probe that prints torch's release and the CUDA it was built for (torch.__version__, torch.version.cuda): what
-# collect_env reports of torch ("PyTorch version", "CUDA used to build PyTorch": pytorch/pytorch
-# torch/utils/collect_env.py @95511e23, get_env_info), in the interpreter that runs the program.
+# collect_env reports of torch ("PyTorch version", "CUDA used to build PyTorch", read from those two in get_env_info:
+# pytorch/pytorch torch/utils/collect_env.py @00adac86), in the interpreter that runs the program.
 _TORCH_BUILD_READ = re.compile(r"\btorch\.__version__.*\btorch\.version\.cuda\b|\btorch\.version\.cuda\b.*\btorch\.__version__")
 
 
