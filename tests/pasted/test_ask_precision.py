@@ -23,6 +23,11 @@ def test_the_gpu_list_gives_way_to_the_table_in_the_same_place_taking_its_codes(
     assert (kept.command.argv, kept.codes, kept.subject) == (("nvidia-smi",), ("x",), "cuda-no-device")
 
 
+def test_a_gpu_list_asked_for_the_uuids_stays_beside_the_table():
+    asks = [_ask("nvidia-smi"), Ask(Cmd(("nvidia-smi", "-L")), "the GPUs and MIG devices, by index and UUID")]
+    assert without_superseded(asks) == asks
+
+
 def test_an_ask_in_another_place_is_not_held_by_it():
     asks = [_ask("nvidia-smi", note="on the host"), _ask("nvidia-smi", "-L", note="inside the job")]
     assert without_superseded(asks) == asks

@@ -56,8 +56,16 @@ def _smi(a: Ask) -> tuple[str, ...] | None:
     return rest[1:]
 
 
+# What only -L prints of the GPUs: each GPU's and MIG device's UUID (NVIDIA's nvidia-smi documentation, "-L, --list-gpus:
+# List each of the NVIDIA GPUs in the system, along with their UUIDs"); the table shows neither.
+_ONLY_LISTED = re.compile(r"\bUUIDs?\b|\bMIG\b")
+
+
 def _gpu_list(a: Ask) -> bool:
-    return _smi(a) == ("-L",)
+    """`nvidia-smi -L` asked for the GPUs the driver sees, their count, index or model, which the table and a query of
+    the names show too; not one asked for what only -L prints (catalogue.toml's container-device-unknown: "by index
+    and UUID"; a MIG slice), said in its why."""
+    return _smi(a) == ("-L",) and not _ONLY_LISTED.search(a.why)
 
 
 def _smi_table(a: Ask) -> bool:
