@@ -152,3 +152,28 @@ def test_printenv_gives_way_to_an_env_filter_that_prints_its_line_in_the_same_pl
 def test_an_ask_another_prints_whole_is_asked_once(case, gone):
     doc = check(blind_case(case))
     assert asked(doc).count(gone) == (0 if gone[0] == "printenv" else 1)
+
+
+@pytest.mark.parametrize("case", ["plans9/cases/935-", "plans12/cases/1233-", "plans12/cases/1244-"])
+def test_a_service_gpu_variable_is_read_from_its_unit_not_the_shell(case):
+    # three Ollama threads run as a systemd service (its journal asked): the shell's CUDA_VISIBLE_DEVICES is not its own
+    argvs = asked(check(blind_case(case)))
+    assert ["systemctl", "show", "ollama", "--property=Environment"] in argvs
+    assert ["printenv", "CUDA_VISIBLE_DEVICES"] not in argvs
+
+
+def test_without_one_service_journal_the_shell_variable_stays():
+    from gpudoctor.pasted.supersede import service_environment
+
+    one = Ask(Cmd(("printenv", "CUDA_VISIBLE_DEVICES")), "hidden?")
+    two = [Ask(Cmd(("journalctl", "-u", u, "--no-pager")), "log") for u in ("a", "b")]
+    assert service_environment([one]) == [one]
+    assert service_environment([*two, one]) == [*two, one]
+
+
+def test_systemctl_show_and_status_only_read():
+    from gpudoctor.planner.actions import classify as action
+
+    assert action(Cmd(("systemctl", "show", "ollama", "--property=Environment"))).kind == "inspect"
+    assert action(Cmd(("systemctl", "status", "ollama"))).kind == "inspect"
+    assert action(Cmd(("systemctl", "restart", "ollama"))).kind == "service-restart"

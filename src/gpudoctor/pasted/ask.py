@@ -621,7 +621,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out = supersede.foreign_python(facts, out, lambda a: _runs_python(a.command, py))
     # (each ask another's answer holds whole gives way to it, the specific one kept: supersede.SUPERSEDED)
     asks = _unique(_placed_beside(facts, _unstated(facts, _decided(facts, out))))
-    return _capped(facts, _other_side_last(supersede.without_superseded(asks)))
+    # (a GPU-selecting variable of a systemd service is read from its unit, not the reporter's shell)
+    return _capped(facts, _other_side_last(supersede.service_environment(supersede.without_superseded(asks))))
 
 
 # The most questions one report asks: a reporter answers a handful, and a long list buries the ones that decide (the

@@ -16,7 +16,9 @@ Beside the table, two rules by the failing program's language and framework: `fo
 no Python program, gpudoctor/planner/apps.toml [[native]], whose own asks are printed, a catalogue component's with
 Ask.subject "component:<id>", and no failing line of Python's shown: the general Python questions, collect_env, a pip
 listing, a framework's probe, read an interpreter the failing program never loads), and `idle_framework` (a framework
-named only by the lines it prints at every start, beside another at work: its probe decides nothing).
+named only by the lines it prints at every start, beside another at work: its probe decides nothing). And one by the
+place a variable is read (`service_environment`): a GPU-selecting variable of a program that runs as a systemd service
+is read from its unit, not from the reporter's shell.
 """
 
 from __future__ import annotations
@@ -288,3 +290,37 @@ def idle_framework(facts: Facts, framework: str, named: set[str]) -> bool:
     if not lines or any(e.kind not in quiet for e in lines):
         return False
     return bool(named - {framework}) or any(c.get("cue") == EXTENSION_NAMED for c in facts.pasted.cues)
+
+
+# The variables that choose which GPUs a process sees: a shell's own value says nothing of a service's.
+_GPU_SELECTING = frozenset({"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"})
+
+
+def service_environment(asks: list[Ask]) -> list[Ask]:
+    """`asks` with a GPU-selecting variable asked of the reporter's shell (`printenv VAR`, no place said) asked of the
+    service instead, where the failing program runs as a systemd service whose journal is asked (`journalctl -u UNIT`):
+    systemd starts a unit with its own environment, set by Environment= lines of the unit (Ollama's FAQ, "Setting
+    environment variables on Linux": "If Ollama is run as a systemd service, environment variables should be set using
+    systemctl ... add a line Environment under section [Service]": ollama/ollama docs/faq.md @7775059a), which
+    `systemctl show UNIT --property=Environment` prints (systemd's systemctl(1), `show` and `-p, --property=`:
+    https://www.freedesktop.org/software/systemd/man/latest/systemctl.html). The blind sets' reviewers: "printenv
+    CUDA_VISIBLE_DEVICES in the user's shell does not show the service's environment"."""
+    units = {str(w[w.index("-u") + 1]) for a in asks if (w := _words(a))[:1] == ("journalctl",) and "-u" in w[:-1]}
+    if len(units) != 1:
+        return asks
+    (unit,) = units
+    out: list[Ask] = []
+    for a in asks:
+        var = _printenv(a)
+        if var in _GPU_SELECTING and not a.command.note:
+            from gpudoctor.cmdline import Cmd
+
+            a = dataclasses.replace(
+                a,
+                command=Cmd(("systemctl", "show", unit, "--property=Environment")),
+                why=f"the environment systemd starts {unit} with (its Environment= settings): whether it sets {var}, "
+                f"which the shell's own value does not show; {a.why}",
+            )
+        if a not in out:
+            out.append(a)
+    return out
