@@ -993,8 +993,7 @@ def test_a_cpu_build_on_partial_evidence_without_a_gpu_is_said_but_no_cuda_build
     assert f.remediation.summary == (
         "Install PyTorch's CUDA build from its own index. No NVIDIA GPU or driver was seen here, and nothing in the "
         "environment names a CUDA build, so no PyTorch CUDA build can be chosen without guessing: nvidia-smi decides it "
-        "(the CUDA Version in its header; `gpudoctor install torch --cuda <that version>` then installs the newest build "
-        "it runs)."
+        "(the CUDA Version in its header; the newest build that driver runs is the one to install)."
     )
     assert f.remediation.commands == ()
 

@@ -228,10 +228,17 @@ def plan_remediation(
         )
     plan, how = framework_plan(facts, ctx, framework, version if version is not None else installed, options=options)
     if plan is None:
+        # A pasted report's reader has no gpudoctor on that machine (blind-set reviews, plans13 1333, plans18 1865:
+        # "points to a `gpudoctor install` the reporter does not have"): there the header's value is what decides.
+        then = (
+            "the newest build that driver runs is the one to install"
+            if facts.pasted.partial
+            else f"`gpudoctor install {framework} --cuda <that version>` then installs the newest build it runs"
+        )
         return Remediation(
             f"{why} No NVIDIA GPU or driver was seen here, and nothing in the environment names a CUDA build, so no "
             f"{title} CUDA build can be chosen without guessing: nvidia-smi decides it (the CUDA Version in its header; "
-            f"`gpudoctor install {framework} --cuda <that version>` then installs the newest build it runs).",
+            f"{then}).",
             (),
             component=framework,
         )
