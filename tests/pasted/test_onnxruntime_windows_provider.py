@@ -102,3 +102,15 @@ def test_a_cuda12_build_and_the_nuget_package_keep_the_listing():
     ):
         (finding,) = _ort_findings(text)
         assert [type(c).__name__ for c in finding.remediation.commands] == ["Cmd", "PrependPath"]
+
+
+def test_a_cuda11_toolkit_stated_leaves_cudnn_alone_to_install():
+    """The text states CUDA 11.8 in use (its toolkit serves cudart, cuBLAS and cuFFT): cuDNN 8's wheel alone."""
+    text = (
+        "i am using cuda 11.8, onnxruntime-gpu 1.16.3 and python 3.10.0.\n"
+        + ERROR_126.format(where="venv\\Lib\\site-packages\\onnxruntime\\capi")
+    )
+    (finding,) = _ort_findings(text)
+    where, install, path = finding.remediation.commands
+    assert install.argv[-2:] == ("install", "nvidia-cudnn-cu11==8.*")
+    assert path.parts[0].site_dir == "nvidia/cudnn"

@@ -395,9 +395,14 @@ def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[F
             )
             if back and build is not None
             else f"See which of the DLLs {who} loads are on PATH (where.exe); where they are missing, install NVIDIA's "
-            f"wheels of CUDA {cuda}'s runtime, cuBLAS and cuFFT and of cuDNN {cudnn}, with the Python that runs "
-            "onnxruntime (no toolkit, no root), and put their bin folders first on PATH in the shell that starts the "
-            "program; start it again from there (a terminal or an IDE opened before the change does not see it)."
+            + (
+                f"wheel of cuDNN {cudnn} (the CUDA {cuda} toolkit stated serves the rest)"
+                if cuda in _cuda_majors_said(facts)
+                else f"wheels of CUDA {cuda}'s runtime, cuBLAS and cuFFT and of cuDNN {cudnn}"
+            )
+            + ", with the Python that runs onnxruntime (no toolkit, no root), and put their bin folders first on PATH in "
+            "the shell that starts the program; start it again from there (a terminal or an IDE opened before the "
+            "change does not see it)."
             + keep_path(facts, windows=True)
             + f" Or install {_ort_installs(cuda, cudnn)}, with cuDNN's bin folder on PATH; or move to the {package} "
             "release built for the CUDA and cuDNN installed."
@@ -447,12 +452,15 @@ def _ort_wheels_route(facts: Facts, nuget: bool, cuda: int, cudnn: int, where: C
     if nuget or (cuda, cudnn) != (11, 8) or any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):
         return None
     exe = "python" if python_exe(facts) == "python3" else python_exe(facts)
+    # A CUDA 11 the text states installed (its toolkit's bin on PATH, CUDA_PATH set) serves the CUDA DLLs: cuDNN 8 alone
+    # is what no toolkit ships (plans17 1749: "using cuda 11.8").
+    wheels = _ORT_CU11_WHEELS[-1:] if cuda in _cuda_majors_said(facts) else _ORT_CU11_WHEELS
 
     def bin_of(folder: str) -> PrependPath:
         out = Output((exe, "-c", f"import nvidia.{folder} as m; print(*m.__path__)"), site_dir=f"nvidia/{folder}")
         return PrependPath("PATH", (out, "\\bin"), note=f"the {folder} wheel's bin folder first on PATH")
 
-    return (where, _pip(facts, "install", *(w for _, w in _ORT_CU11_WHEELS)), *(bin_of(f) for f, _ in _ORT_CU11_WHEELS))
+    return (where, _pip(facts, "install", *(w for _, w in wheels)), *(bin_of(f) for f, _ in wheels))
 
 
 # The release of each CUDA and cuDNN major that a build of that major loads from PATH, named where the provider's DLLs
