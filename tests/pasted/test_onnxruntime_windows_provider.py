@@ -73,10 +73,8 @@ def test_a_cuda11_python_build_gets_nvidia_wheels_and_their_bin_folders_on_path(
     """The Python package's CUDA 11 build (1.16.3: CUDA 11.8, cuDNN 8) with Python shown: where.exe first, then NVIDIA's
     cu11 wheels in that interpreter and each wheel's bin folder first on PATH (h265; plans7 616 and plans17 1749 are the
     real cases), not a cuDNN folder to fill in."""
-    text = (
-        "pip install onnxruntime-gpu==1.16.3\n"
-        "C:\\proj>venv\\Scripts\\python.exe run.py\n"
-        + ERROR_126.format(where="venv\\Lib\\site-packages\\onnxruntime\\capi")
+    text = "pip install onnxruntime-gpu==1.16.3\nC:\\proj>venv\\Scripts\\python.exe run.py\n" + ERROR_126.format(
+        where="venv\\Lib\\site-packages\\onnxruntime\\capi"
     )
     (finding,) = _ort_findings(text)
     where, install, *paths = finding.remediation.commands
@@ -106,9 +104,8 @@ def test_a_cuda12_build_and_the_nuget_package_keep_the_listing():
 
 def test_a_cuda11_toolkit_stated_leaves_cudnn_alone_to_install():
     """The text states CUDA 11.8 in use (its toolkit serves cudart, cuBLAS and cuFFT): cuDNN 8's wheel alone."""
-    text = (
-        "i am using cuda 11.8, onnxruntime-gpu 1.16.3 and python 3.10.0.\n"
-        + ERROR_126.format(where="venv\\Lib\\site-packages\\onnxruntime\\capi")
+    text = "i am using cuda 11.8, onnxruntime-gpu 1.16.3 and python 3.10.0.\n" + ERROR_126.format(
+        where="venv\\Lib\\site-packages\\onnxruntime\\capi"
     )
     (finding,) = _ort_findings(text)
     where, install, path = finding.remediation.commands

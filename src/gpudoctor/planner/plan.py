@@ -234,7 +234,10 @@ def _cuda_build_of_cpu_torch(matrix, machine: Machine, facts: Facts) -> tuple[st
     oldest = min(cuda, key=lambda v: vkey(v.cuda))
     older = f" (on an older driver, its {oldest.tag} build)" if oldest.tag != newest.tag else ""
     of = f" for the CUDA {'/'.join(sorted(str(m[0]) for m in majors))} toolkit shown" if majors else ""
-    return newest.tag, f"torch {installed} is a CPU-only build of {rel.version}, whose newest CUDA build{of} is {newest.tag}{older}"
+    return (
+        newest.tag,
+        f"torch {installed} is a CPU-only build of {rel.version}, whose newest CUDA build{of} is {newest.tag}{older}",
+    )
 
 
 def driver_unseen(matrix, plan_machine: Machine, build, because: str | None = None) -> str | None:
