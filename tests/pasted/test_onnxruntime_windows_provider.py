@@ -67,3 +67,47 @@ def test_release_names_the_dlls(text, dlls):
 )
 def test_rows_do_not_say(text):
     assert _ort_findings(text) == []
+
+
+def test_a_cuda11_python_build_gets_nvidia_wheels_and_their_bin_folders_on_path():
+    """The Python package's CUDA 11 build (1.16.3: CUDA 11.8, cuDNN 8) with Python shown: where.exe first, then NVIDIA's
+    cu11 wheels in that interpreter and each wheel's bin folder first on PATH (h265; plans7 616 and plans17 1749 are the
+    real cases), not a cuDNN folder to fill in."""
+    text = "pip install onnxruntime-gpu==1.16.3\nC:\\proj>venv\\Scripts\\python.exe run.py\n" + ERROR_126.format(
+        where="venv\\Lib\\site-packages\\onnxruntime\\capi"
+    )
+    (finding,) = _ort_findings(text)
+    where, install, *paths = finding.remediation.commands
+    assert where.argv[0] == "where.exe"
+    assert install.argv[-5:] == (
+        "install",
+        "nvidia-cuda-runtime-cu11",
+        "nvidia-cublas-cu11",
+        "nvidia-cufft-cu11",
+        "nvidia-cudnn-cu11==8.*",
+    )
+    assert [(p.name, p.parts[0].site_dir, p.parts[1]) for p in paths] == [
+        ("PATH", f"nvidia/{folder}", "\\bin") for folder in ("cuda_runtime", "cublas", "cufft", "cudnn")
+    ]
+
+
+def test_a_cuda12_build_and_the_nuget_package_keep_the_listing():
+    """A CUDA 12 build's error 126 (its DLLs a CUDA 12 install serves: off PATH or the MSVC runtime) and the NuGet package
+    (no Python to install wheels into) get no wheel install."""
+    for text in (
+        "pip install onnxruntime-gpu==1.20.1\n" + ERROR_126.format(where="venv\\Lib\\site-packages\\onnxruntime\\capi"),
+        "Microsoft.ML.OnnxRuntime.Gpu 1.16.3\n" + ERROR_126.format(where="bin\\Debug\\net8.0"),
+    ):
+        (finding,) = _ort_findings(text)
+        assert [type(c).__name__ for c in finding.remediation.commands] == ["Cmd", "PrependPath"]
+
+
+def test_a_cuda11_toolkit_stated_leaves_cudnn_alone_to_install():
+    """The text states CUDA 11.8 in use (its toolkit serves cudart, cuBLAS and cuFFT): cuDNN 8's wheel alone."""
+    text = "i am using cuda 11.8, onnxruntime-gpu 1.16.3 and python 3.10.0.\n" + ERROR_126.format(
+        where="venv\\Lib\\site-packages\\onnxruntime\\capi"
+    )
+    (finding,) = _ort_findings(text)
+    where, install, path = finding.remediation.commands
+    assert install.argv[-2:] == ("install", "nvidia-cudnn-cu11==8.*")
+    assert path.parts[0].site_dir == "nvidia/cudnn"
