@@ -111,6 +111,11 @@ def census() -> list[dict]:
                     "launcher": sorted({m.group(0) for m in LAUNCHER.finditer(text)})[:4],
                     "python_steps": py,
                     "bare": [a for a in py if _bare(a)],
+                    # the first ask reads a console script's #! line (command -v NAME | xargs head -1, head -1 FILE)
+                    "shebang": any(
+                        a.get("argv", [])[:2] in (["command", "-v"], ["head", "-1"]) and "#!" in a.get("why", "")
+                        for a in (data.get("pasted") or {}).get("ask_for", [])
+                    ),
                     "expect_steps": (expect.get("plan") or {}).get("steps", []),
                     "reasons": reasons.get(case.name, []),
                 }
@@ -128,6 +133,7 @@ def figures(rows: list[dict]) -> dict[str, int]:
         "  with an environment shown, a bare python/pip step": sum(1 for r in shown if r["bare"]),
         "paste names a launcher or console script": sum(1 for r in rows if r["launcher"]),
         "  with a launcher named, a bare python/pip step": sum(1 for r in rows if r["launcher"] and r["bare"]),
+        "  with a launcher named, its #! line read first": sum(1 for r in rows if r.get("shebang")),
         "reviewer reasons naming the interpreter": sum(1 for r in rows if r["reasons"]),
     }
 
