@@ -65,9 +65,14 @@ def _commands(data: dict) -> list[list[str]]:
 
 def _is_python(argv: list[str]) -> bool:
     head = argv[0].replace("\\", "/").rsplit("/", 1)[-1].lower()
-    return head in BARE or head.startswith(("python", "pip")) or head == "%pip" or (
-        head in ("conda", "uv", "poetry", "pipenv", "docker", "apptainer", "singularity")
-        and any(a.rsplit("/", 1)[-1].startswith(("python", "pip")) or a == "pip" for a in argv[1:])
+    return (
+        head in BARE
+        or head.startswith(("python", "pip"))
+        or head == "%pip"
+        or (
+            head in ("conda", "uv", "poetry", "pipenv", "docker", "apptainer", "singularity")
+            and any(a.rsplit("/", 1)[-1].startswith(("python", "pip")) or a == "pip" for a in argv[1:])
+        )
     )
 
 

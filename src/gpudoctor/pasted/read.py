@@ -2061,12 +2061,14 @@ def _interpreter_of_path(g: Gathered) -> None:
             shown.setdefault(m.group("python"), line)
     if len(shown) != 1:
         return  # (none, or two interpreters: which one the failing program ran is what an ask decides)
-    (python, line), = shown.items()
+    ((python, line),) = shown.items()
     if _NO_OWN_PYTHON.search(python.rsplit("/bin/", 1)[0]) or _ANONYMISED.search(python):
         return
     g.interpreter = python
     if len(g.cues) < 64:
-        g.cues.append({"cue": "an interpreter shown by its path", "means": "the interpreter the plan must use", "line": line.strip()[:300]})
+        g.cues.append(
+            {"cue": "an interpreter shown by its path", "means": "the interpreter the plan must use", "line": line.strip()[:300]}
+        )
 
 
 # The console scripts of the GPU stacks that start the failing program (a Python program whose interpreter is the one
@@ -2085,9 +2087,7 @@ _CONSOLE_RUN = re.compile(
     r"(?:[A-Z_][A-Z0-9_]*=\S*\s+){0,6}(?P<run>" + "|".join(_CONSOLE_SCRIPTS.values()) + ")"
 )
 # A traceback's first frame in a console script: `File "/opt/conda/envs/x/bin/colabfold_batch", line 8, in <module>`.
-_CONSOLE_FRAME = re.compile(
-    r'^\s*File "(?P<path>(?:/|~/)[^"\s:*?<>|]{1,300}/bin/(?P<name>[\w.-]{1,60}))", line \d+, in <module>'
-)
+_CONSOLE_FRAME = re.compile(r'^\s*File "(?P<path>(?:/|~/)[^"\s:*?<>|]{1,300}/bin/(?P<name>[\w.-]{1,60}))", line \d+, in <module>')
 
 
 def _console_script(g: Gathered) -> None:

@@ -11,7 +11,8 @@ everything printed for it: the plan's steps (gpudoctor.pipeline renders them for
   files: their users' shell is often cmd.exe, where a single-quoted `python -c '...'` is not one argument); WSL and
   the rest a POSIX shell. A machine gpudoctor probed itself keeps its platform's shell (cmdline.shell_for_os).
 - Interpreter: the snapshot's (gpudoctor.planner.remedy.python_exe: the python.exe an app runs, a venv's or conda
-  environment's bin/python the traceback shows, else the platform's usual name). A question about a program that
+  environment's bin/python the traceback shows, else the platform's usual name; where that is the usual name and a
+  console script started the program, `console_script` and `shebang`: the question that reads its #! line). A question about a program that
   ran in an image the paste starts with `docker run --gpus` is asked of that image: the host's interpreter does not
   hold the packages that failed.
 - Tool: the one that manages the program's environment where the paste shows one run (gpudoctor.pasted.cues,
@@ -37,8 +38,8 @@ import re
 from gpudoctor.cmdline import Cmd, Placeholder, shell_for_os
 from gpudoctor.facts import (
     CONDA_ENV_SAID,
-    CONSOLE_SCRIPT,
     CONDA_FORGE_BUILD,
+    CONSOLE_SCRIPT,
     CONTAINER_NAMED,
     ENV_PROMPT,
     EXEC_NAMED,
