@@ -18,7 +18,7 @@ def _python(doc: dict) -> str | None:
 def _python_argv(doc: dict) -> list[list[str]]:
     """Every printed command (plan steps and asks) that runs an interpreter or its pip."""
     argv = [c["argv"] for s in doc["plan"]["steps"] for c in s["commands"] if "argv" in c] + asked(doc)
-    return [a for a in argv if a[0].rsplit("/", 1)[-1].startswith(("python", "pip"))]
+    return [a for a in argv if a[0].replace("\\", "/").rsplit("/", 1)[-1].lower().startswith(("python", "pip"))]
 
 
 def test_a_venv_whose_packages_sit_under_lib64_is_the_interpreter_of_every_python_step():
@@ -148,3 +148,26 @@ def test_a_traceback_site_wins_over_pips_line_and_a_relative_location_names_none
         "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
     )
     assert _python(paste(tmp_path, text)) == "/srv/app/.venv/bin/python"
+
+
+def test_a_windows_console_script_launcher_in_a_conda_env_names_its_python_exe():
+    # nerfstudio#724 (plans17 1746): ns-train.exe\__main__.py under the env's Scripts, runpy.py from the env's own lib:
+    # a conda environment, python.exe at its root (the expectation's interpreter)
+    doc = check(blind_case("plans17/cases/1746"))
+    python = "C:\\Users\\user\\miniconda3\\envs\\nerfstudio\\python.exe"
+    assert _python(doc) == python
+    steps = _python_argv(doc)
+    assert steps and all(a[0] == python for a in steps)
+
+
+def test_a_windows_launcher_run_by_a_base_pythons_runpy_is_a_venvs(tmp_path):
+    # invoke-ai/InvokeAI#5773 (plans15 1544): the frames as pasted, without the site-packages lines that decide it
+    # there: runpy.py from Python310's lib, the launcher under .venv\Scripts: the venv's Scripts\python.exe
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "C:\\Users\\m1-x3\\AppData\\Local\\Programs\\Python\\Python310\\lib\\runpy.py", line 196, in '
+        "_run_module_as_main\n"
+        '  File "C:\\Users\\m1-x3\\invokeai\\.venv\\Scripts\\invokeai-web.exe\\__main__.py", line 7, in <module>\n'
+        "AssertionError: Torch not compiled with CUDA enabled\n"
+    )
+    assert _python(paste(tmp_path, text)) == "C:\\Users\\m1-x3\\invokeai\\.venv\\Scripts\\python.exe"

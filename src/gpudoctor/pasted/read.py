@@ -161,6 +161,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _distribution_line(g)
     _distribution_traces(g)
     _interpreter_of_site(g)
+    _interpreter_of_launcher_frame(g)
     _interpreter_of_runpy(g)
     _interpreter_of_env(g)
     _interpreter_of_path(g)
@@ -1967,6 +1968,46 @@ def _interpreter_of_site(g: Gathered) -> None:
     entry = {"cue": "a Windows site-packages path", "means": "the interpreter the plan must use", "line": line.strip()[:300]}
     if len(g.cues) < 64:
         g.cues.append(entry)
+
+
+# A console script's launcher on Windows (<prefix>\Scripts\NAME.exe): the installer's launcher runs the __main__.py zipped
+# into it with the environment's interpreter, so a traceback's frame in it names the environment; the frame of runpy.py
+# (which runs that __main__) says whose standard library ran it: one under <prefix>\lib is the environment's own (a
+# conda environment, a CPython installation: python.exe in the prefix), one elsewhere a base Python's (a venv: its
+# python.exe under Scripts; docs.python.org/3/library/venv.html, "How venvs work").
+_WIN_LAUNCHER_FRAME = re.compile(
+    r'File "(?P<prefix>[A-Za-z]:\\(?:[^\\"<>|*?\n]{1,120}\\){0,20}?[^\\"<>|*?\n]{1,120})\\Scripts\\[\w.-]{1,60}\.exe\\__main__\.py"',
+    re.IGNORECASE,
+)
+_WIN_RUNPY_FRAME = re.compile(r'File "(?P<prefix>[A-Za-z]:\\[^"\n]{1,300}?)\\lib\\runpy\.py"', re.IGNORECASE)
+
+
+def _interpreter_of_launcher_frame(g: Gathered) -> None:
+    """On Windows, with no interpreter read yet: the python.exe of the environment whose console-script launcher a
+    traceback starts in (_WIN_LAUNCHER_FRAME), by where runpy.py ran from, else by the prefix's layout (_interpreter_of_site's
+    rule)."""
+    if g.system != "Windows" or g.interpreter is not None:
+        return
+    lines = [ln.replace("\\\\", "\\") for _, text in g.texts for ln in text if "__main__" in ln or "runpy" in ln]
+    frame = next(((m, ln) for ln in lines if (m := _WIN_LAUNCHER_FRAME.search(ln))), None)
+    if frame is None:
+        return
+    prefix = frame[0].group("prefix")
+    runpy = next((m.group("prefix") for ln in lines if (m := _WIN_RUNPY_FRAME.search(ln))), None)
+    if runpy is not None:
+        base = runpy.lower() == prefix.lower()
+    else:
+        parts = prefix.split("\\")
+        base = any(_CONDA_DIR.search(p) for p in parts[:-1]) or _PREFIX_HOLDS_PYTHON.fullmatch(parts[-1]) is not None
+    g.interpreter = prefix + ("\\python.exe" if base else "\\Scripts\\python.exe")
+    if len(g.cues) < 64:
+        g.cues.append(
+            {
+                "cue": "a console script's launcher frame",
+                "means": "the interpreter the plan must use",
+                "line": frame[1].strip()[:300],
+            }
+        )
 
 
 # A Linux environment's site-packages (<prefix>/lib/pythonX.Y/site-packages): a venv's, a conda environment's, pyenv's,
