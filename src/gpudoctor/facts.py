@@ -417,6 +417,10 @@ NOTEBOOK_SAID = "a notebook named as where it ran"
 # PROJECT_TOOLS. The package steps are then that tool's own commands (gpudoctor.planner.where.package_step): pip in a
 # uv project's .venv does not exist and `uv run` syncs the lock back; a notebook's `%pip` installs into its kernel.
 PROJECT_TOOL = "a tool that manages the program's environment"
+# The console script the paste's program was started through, on Linux, where no interpreter was read (`means`: its name;
+# `path`: its file where a traceback frame shows it): pip writes the interpreter that installed it into the script's first
+# line (#!), so that line names the Python whose packages the program imports, which `python3` on PATH need not be.
+CONSOLE_SCRIPT = "a console script ran the program"
 PROJECT_TOOLS = ("uv project", "poetry", "pipenv", "notebook", "uv venv")
 OS_NOT_NAMED = "no OS named in the text"
 # The kernel release a pasted report is given where it says WSL 2 but shows no kernel release (a real one carries its

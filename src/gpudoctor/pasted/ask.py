@@ -517,7 +517,9 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         )
     out += _distribution_asks(facts, findings)
     out += _toolkit_arch_asks(facts, findings)
-    out += _interpreter_asks(facts, findings)
+    interpreter = _interpreter_asks(facts, findings)
+    # the console script's interpreter asked first: every python and pip step after it is to run in what it names
+    out = [*interpreter, *out] if any(a.subject == _INTERPRETER for a in interpreter) else [*out, *interpreter]
     out += _app_image_asks(facts)
     out += _container_devices_asks(facts)
     out += _node_capacity_asks(facts)
@@ -935,6 +937,16 @@ def _toolkit_arch_asks(facts: Facts, findings: list) -> list[Ask]:
     ]
 
 
+def _shebang_ask(script: dict[str, str]) -> Ask:
+    """The question that names the interpreter a console script runs (gpudoctor.planner.where.shebang)."""
+    return Ask(
+        where.shebang(script),
+        f"which Python {script['means']} runs (its first line, #!, names it): the python and pip steps must use that "
+        "interpreter, not the python3 first on PATH",
+        subject=_INTERPRETER,
+    )
+
+
 def _interpreter_asks(facts: Facts, findings: list) -> list[Ask]:
     """Which interpreter runs the program, where a fix installs with pip through the platform's usual name because the
     paste showed none (gpudoctor.planner.remedy.python_exe): `python3` on PATH may be another Python than the failing
@@ -946,6 +958,10 @@ def _interpreter_asks(facts: Facts, findings: list) -> list[Ask]:
     py = python_exe(facts)
     if py not in ("python", "python3") or where.image(facts) is not None:
         return []  # (an image's program is asked in the image: its interpreter is that image's)
+    if (script := where.console_script(facts)) is not None and any(f.severity >= Severity.WARNING for f in findings):
+        # Started through a console script: its #! line names the interpreter (sys.executable asked of python3 on PATH
+        # would name PATH's, which the script need not run).
+        return [_shebang_ask(script)]
     pips = [
         c
         for f in findings
@@ -1343,8 +1359,11 @@ def _failing_component_asks(facts: Facts, windows: bool, undecided: bool = False
             ):
                 # a module missing from one interpreter is often installed in another: which one ran decides where it
                 # goes (asked where the paste shows no interpreter's path: `python` on PATH may be another Python)
+                script = where.console_script(facts)
                 out.append(
-                    Ask(
+                    _shebang_ask(script)
+                    if script is not None
+                    else Ask(
                         where.python_step(facts, "-c", "import sys; print(sys.executable)"),
                         f"which Python ran the program that could not import {component}, in the shell that ran it",
                     )
@@ -1792,6 +1811,9 @@ def _wsl_version_ask(facts: Facts, codes: set[str]) -> list[Ask]:
 
 
 _WSL = "wsl"
+# The subject of the question that names a console script's interpreter (_shebang_ask): ranked with the failure's own
+# questions by nothing, but asked first (ask_for).
+_INTERPRETER = "interpreter"
 
 
 def _wsl_asks() -> list[Ask]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from gpudoctor.errors import ParseError
 from gpudoctor.facts import (
+    CONSOLE_SCRIPT,
     CONTAINER_SAID,
     CPU_INDEX_INSTALL,
     GPU_NAMED,
@@ -160,14 +161,17 @@ def read_sources(sources: list[Source]) -> Gathered:
     _distribution_line(g)
     _distribution_traces(g)
     _interpreter_of_site(g)
+    _interpreter_of_launcher_frame(g)
     _interpreter_of_runpy(g)
     _interpreter_of_env(g)
+    _interpreter_of_path(g)
     _interpreter_of_prompt(g)
     _interpreter_of_launcher(g)
     _interpreter_of_package(g)
     _interpreter_of_portable(g)
     _interpreter_of_webui_frames(g)
     _interpreter_of_webui_check(g)
+    _console_script(g)
     linux_side_in_wsl(g)
     if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
         # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
@@ -1987,11 +1991,53 @@ def _interpreter_of_site(g: Gathered) -> None:
         g.cues.append(entry)
 
 
+# A console script's launcher on Windows (<prefix>\Scripts\NAME.exe): the installer's launcher runs the __main__.py zipped
+# into it with the environment's interpreter, so a traceback's frame in it names the environment; the frame of runpy.py
+# (which runs that __main__) says whose standard library ran it: one under <prefix>\lib is the environment's own (a
+# conda environment, a CPython installation: python.exe in the prefix), one elsewhere a base Python's (a venv: its
+# python.exe under Scripts; docs.python.org/3/library/venv.html, "How venvs work").
+_WIN_LAUNCHER_FRAME = re.compile(
+    r'File "(?P<prefix>[A-Za-z]:\\(?:[^\\"<>|*?\n]{1,120}\\){0,20}?[^\\"<>|*?\n]{1,120})\\Scripts\\[\w.-]{1,60}\.exe\\__main__\.py"',
+    re.IGNORECASE,
+)
+_WIN_RUNPY_FRAME = re.compile(r'File "(?P<prefix>[A-Za-z]:\\[^"\n]{1,300}?)\\lib\\runpy\.py"', re.IGNORECASE)
+
+
+def _interpreter_of_launcher_frame(g: Gathered) -> None:
+    """On Windows, with no interpreter read yet: the python.exe of the environment whose console-script launcher a
+    traceback starts in (_WIN_LAUNCHER_FRAME), by where runpy.py ran from, else by the prefix's layout (_interpreter_of_site's
+    rule)."""
+    if g.system != "Windows" or g.interpreter is not None:
+        return
+    lines = [ln.replace("\\\\", "\\") for _, text in g.texts for ln in text if "__main__" in ln or "runpy" in ln]
+    frame = next(((m, ln) for ln in lines if (m := _WIN_LAUNCHER_FRAME.search(ln))), None)
+    if frame is None:
+        return
+    prefix = frame[0].group("prefix")
+    runpy = next((m.group("prefix") for ln in lines if (m := _WIN_RUNPY_FRAME.search(ln))), None)
+    if runpy is not None:
+        base = runpy.lower() == prefix.lower()
+    else:
+        parts = prefix.split("\\")
+        base = any(_CONDA_DIR.search(p) for p in parts[:-1]) or _PREFIX_HOLDS_PYTHON.fullmatch(parts[-1]) is not None
+    g.interpreter = prefix + ("\\python.exe" if base else "\\Scripts\\python.exe")
+    if len(g.cues) < 64:
+        g.cues.append(
+            {
+                "cue": "a console script's launcher frame",
+                "means": "the interpreter the plan must use",
+                "line": frame[1].strip()[:300],
+            }
+        )
+
+
 # A Linux environment's site-packages (<prefix>/lib/pythonX.Y/site-packages): a venv's, a conda environment's, pyenv's,
 # whose interpreter is <prefix>/bin/python (a prefix under ~/ as the paste writes it: gpudoctor.cmdline keeps its tilde
 # for the shell to expand). The system's own (/usr, /usr/local: Debian's dist-packages, the
 # distribution's site-packages) and the user site (~/.local) have no interpreter of their own: python3 stays.
-_LINUX_SITE = re.compile(r"^(?P<prefix>(?:/|~/)[^\s:]{1,300}?)/lib/python[23](?:\.\d{1,2})?/site-packages$")
+# A platform whose CPython keeps compiled packages under lib64 (sys.platlibdir "lib64": Fedora, RHEL, openSUSE; docs.python.org
+# /3/library/sys.html#sys.platlibdir) writes <prefix>/lib64/pythonX.Y/site-packages: its interpreter is still <prefix>/bin/python.
+_LINUX_SITE = re.compile(r"^(?P<prefix>(?:/|~/)[^\s:]{1,300}?)/lib(?:64)?/python[23](?:\.\d{1,2})?/site-packages$")
 _NO_OWN_PYTHON = re.compile(r"^/usr(?:/local)?$|/\.local$")
 # A path the reporter wrote over ("/path/to/env", "/home/$USER/...", "<env>", "..."): not one to run.
 _ANONYMISED = re.compile(r"[$<>*]|\.\.\.|/path/to/|/to/", re.IGNORECASE)
@@ -2052,6 +2098,80 @@ def _interpreter_of_env(g: Gathered) -> None:
     }
     if len(g.cues) < 64:
         g.cues.append(entry)
+
+
+# An environment's interpreter shown by its path (Linux): a line that is only that path (what `which python` or a
+# program's print(sys.executable) writes, a job script's first line of output), or labelled so ("Python executable:
+# ..."). The path the program ran, so the one its packages are installed with; where the paste shows two (a login
+# node's and a rank's), neither.
+_SHOWN_PYTHON = re.compile(
+    r"^\s*(?:(?:Python executable|sys\.executable)\s*[:=]\s*)?"
+    r"(?P<python>(?:/|~/)[^\s:`'\"<>|*?]{1,300}/bin/python(?:\d(?:\.\d{1,2})?)?)\s*$"
+)
+
+
+def _interpreter_of_path(g: Gathered) -> None:
+    """On Linux, with no interpreter read yet: the one environment's interpreter the paste shows by its path
+    (_SHOWN_PYTHON), cited by its line; the system's and the user site's have none of their own (python3 stays)."""
+    if g.system == "Windows" or g.interpreter is not None:
+        return
+    shown: dict[str, str] = {}
+    for _, lines in g.texts:
+        for line in lines:
+            if "/bin/python" not in line or (m := _SHOWN_PYTHON.match(line)) is None:
+                continue
+            shown.setdefault(m.group("python"), line)
+    if len(shown) != 1:
+        return  # (none, or two interpreters: which one the failing program ran is what an ask decides)
+    ((python, line),) = shown.items()
+    if _NO_OWN_PYTHON.search(python.rsplit("/bin/", 1)[0]) or _ANONYMISED.search(python):
+        return
+    g.interpreter = python
+    if len(g.cues) < 64:
+        g.cues.append(
+            {"cue": "an interpreter shown by its path", "means": "the interpreter the plan must use", "line": line.strip()[:300]}
+        )
+
+
+# The console scripts of the GPU stacks that start the failing program (a Python program whose interpreter is the one
+# their first line names), each with the arguments that make a line its command rather than prose: torchrun (torch's
+# setup.py console_scripts, pytorch/pytorch#64049), accelerate (huggingface/accelerate setup.py @9e72c612:
+# "accelerate=accelerate.commands.accelerate_cli:main"), colabfold_batch (sokrypton/ColabFold pyproject.toml @00da419e,
+# [tool.poetry.scripts]). A script's wrapper is written by the installer with the installing interpreter in its #! line
+# (packaging.python.org, specifications/entry-points: "console_scripts" wrappers).
+_CONSOLE_SCRIPTS = {
+    "torchrun": r"torchrun\s+(?:-|\S+\.py\b)",
+    "accelerate": r"accelerate\s+(?:launch|env|config|test)\b",
+    "colabfold_batch": r"colabfold_batch\s+\S",
+}
+_CONSOLE_RUN = re.compile(
+    r"^\s*(?:(?:\([\w.-]{1,60}\)\s*){0,3}(?:[\w.-]{1,60}@[\w.-]{1,60}:)?[~\w/.-]{0,200}\s?[$#]\s+)?"
+    r"(?:[A-Z_][A-Z0-9_]*=\S*\s+){0,6}(?P<run>" + "|".join(_CONSOLE_SCRIPTS.values()) + ")"
+)
+# A traceback's first frame in a console script: `File "/opt/conda/envs/x/bin/colabfold_batch", line 8, in <module>`.
+_CONSOLE_FRAME = re.compile(r'^\s*File "(?P<path>(?:/|~/)[^"\s:*?<>|]{1,300}/bin/(?P<name>[\w.-]{1,60}))", line \d+, in <module>')
+
+
+def _console_script(g: Gathered) -> None:
+    """On Linux, where no interpreter was read: the console script that started the program (_CONSOLE_SCRIPTS typed, or
+    a traceback frame in a bin/ script), as a cue (facts.CONSOLE_SCRIPT) whose #! line an ask reads first."""
+    if g.system == "Windows" or g.interpreter is not None:
+        return
+    typed: dict[str, str] | None = None
+    for _, lines in g.texts:
+        for line in lines:
+            if "/bin/" in line and (m := _CONSOLE_FRAME.match(line)) and not m.group("name").startswith("python"):
+                if not _ANONYMISED.search(m.group("path")):
+                    # (the script's own file, where a frame shows it, wins over its name typed: no PATH lookup to trust)
+                    typed = {"means": m.group("name"), "path": m.group("path"), "line": line.strip()[:300]}
+                    break
+            elif typed is None and (m := _CONSOLE_RUN.match(line)) is not None:
+                typed = {"means": m.group("run").split()[0], "path": "", "line": line.strip()[:300]}
+        else:
+            continue
+        break
+    if typed is not None and len(g.cues) < 64:
+        g.cues.append({"cue": CONSOLE_SCRIPT, **typed})
 
 
 # A PowerShell or cmd.exe prompt standing in an environment's Scripts folder ("PS C:\\app\\venv\\Scripts> pip ..."): the
@@ -2240,8 +2360,19 @@ def _interpreter_of_webui_check(g: Gathered) -> None:
 _PIP_BUILD_ENV = LazyPattern(r"[\\/]pip-build-env-[\w]{1,40}(?:\\\\|[\\/])(?:normal|overlay)(?:\\\\|[\\/])", re.IGNORECASE)
 
 
+# pip's answer for a requirement already installed names where: "Requirement already satisfied: numpy in
+# /home/u/venv/lib/python3.12/site-packages (2.1.2)" (InstallRequirement.__str__ adds " in " and the installed
+# distribution's location: pypa/pip src/pip/_internal/req/req_install.py @d613433a). The site-packages of the
+# interpreter that pip ran in; an absolute or home-relative path only (display_path writes one under the working
+# directory relative to it, "./venv/...", which names no folder here). A markdown quote or backtick may open the line.
+_SATISFIED_IN = re.compile(
+    r"^\s*(?:`|> ?)?\s*Requirement already satisfied: [^\s]{1,200} in (?P<site>(?:/|~/)[^\s:*?<>|\"']{1,300}/site-packages) \("
+)
+
+
 def _paths(g: Gathered, text: str) -> None:
-    """Where tracebacks and warnings show the frameworks installed: their site-packages, the OS, Python."""
+    """Where tracebacks and warnings show the frameworks installed: their site-packages, the OS, Python; after them,
+    the site-packages pip names for a requirement already satisfied (a traceback's own path comes first)."""
     for site, pkg in _site_paths(text[:MAX_SOURCE_CHARS]):
         if _PIP_BUILD_ENV.search(site):
             if re.match(r"^[A-Za-z]:[\\/]", site):
@@ -2254,6 +2385,10 @@ def _paths(g: Gathered, text: str) -> None:
             name = "jax" if pkg == "jaxlib" else pkg
             if name not in g.frameworks:
                 g.frameworks.append(name)
+    if "already satisfied" in text:
+        for line in text[:MAX_SOURCE_CHARS].splitlines():
+            if "already satisfied" in line and (m := _SATISFIED_IN.match(line)) and not _PIP_BUILD_ENV.search(line):
+                _site(g, m.group("site"))
 
 
 def _from_errors(g: Gathered) -> None:

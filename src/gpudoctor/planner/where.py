@@ -11,7 +11,8 @@ everything printed for it: the plan's steps (gpudoctor.pipeline renders them for
   files: their users' shell is often cmd.exe, where a single-quoted `python -c '...'` is not one argument); WSL and
   the rest a POSIX shell. A machine gpudoctor probed itself keeps its platform's shell (cmdline.shell_for_os).
 - Interpreter: the snapshot's (gpudoctor.planner.remedy.python_exe: the python.exe an app runs, a venv's or conda
-  environment's bin/python the traceback shows, else the platform's usual name). A question about a program that
+  environment's bin/python the traceback shows, else the platform's usual name; where that is the usual name and a
+  console script started the program, `console_script` and `shebang`: the question that reads its #! line). A question about a program that
   ran in an image the paste starts with `docker run --gpus` is asked of that image: the host's interpreter does not
   hold the packages that failed.
 - Tool: the one that manages the program's environment where the paste shows one run (gpudoctor.pasted.cues,
@@ -38,6 +39,7 @@ from gpudoctor.cmdline import Cmd, Placeholder, shell_for_os
 from gpudoctor.facts import (
     CONDA_ENV_SAID,
     CONDA_FORGE_BUILD,
+    CONSOLE_SCRIPT,
     CONTAINER_NAMED,
     ENV_PROMPT,
     EXEC_NAMED,
@@ -461,6 +463,28 @@ def requirement_bare(spec: str) -> str | None:
 
 # The platform's usual interpreter names: what python_exe answers where the paste showed none.
 _USUAL = ("python", "python3")
+
+
+def console_script(facts: Facts) -> dict[str, str] | None:
+    """The console script the paste's program was started through (facts.CONSOLE_SCRIPT), where its first line is what
+    names the interpreter: a POSIX paste with no interpreter of its own read, the program on this machine (an image's
+    or a container's interpreter is asked there), its environment no project tool's nor a notebook's."""
+    if not facts.pasted.partial or _windows(facts) or python_exe(facts) not in _USUAL:
+        return None
+    if image(facts) is not None or program_image(facts) is not None or exec_prefix(facts):
+        return None
+    if tool(facts) in _RUNNERS or tool(facts) == "notebook":
+        return None  # (a notebook's kernel is the interpreter its %pip installs into; a project tool's runner names it)
+    return next((c for c in facts.pasted.cues if c.get("cue") == CONSOLE_SCRIPT), None)
+
+
+def shebang(script: dict[str, str]) -> Cmd:
+    """The read of a console script's first line (#!, the interpreter its installer wrote): the file a traceback showed,
+    else the one PATH finds under the name the reporter typed (`command -v`, a POSIX shell's and fish's own lookup;
+    xargs hands the path to head, with no command substitution to quote)."""
+    if script.get("path"):
+        return Cmd(("head", "-1", script["path"]))
+    return Cmd(("command", "-v", script["means"]), pipe=("xargs", "head", "-1"))
 
 
 def conda(facts: Facts) -> bool:
