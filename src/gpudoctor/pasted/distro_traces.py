@@ -122,7 +122,7 @@ _FIELD = re.compile(
 def field_distribution(text: str) -> tuple[str, str, str] | None:
     """The distribution an OS field's answer names: its os-release(5) ID, family and VERSION_ID (Ubuntu's YY.MM of a
     point release, the others' release as written; "" where none), or None where it names none of DISTRIBUTIONS, or two."""
-    found = {}
+    found: dict[str, tuple[str, str, str]] = {}
     for m in _FIELD.finditer(text[:MAX_LINE]):
         distro, fam = _FIELD_NAMES[" ".join(m.group("name").lower().split())]
         release = m.group("after") or m.group("before") or ""
