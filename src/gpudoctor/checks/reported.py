@@ -1886,6 +1886,9 @@ _DESCRIPTIVE = frozenset(
         "wsl-version-listed",  # wsl -l -v's default row: the WSL version (gpudoctor.pasted.read), judged by check_wsl
         "tf-startup-log",  # TensorFlow's and XLA's start-up lines every user sees (catalogue.toml, h112): no fault
         "tf-gpu-device-created",  # TensorFlow's INFO line of a GPU device it created: the GPU works for it
+        "paddle-gpu-device-ready",  # Paddle's "Please NOTE: device: 0, GPU Compute Capability" line: the GPU answered
+        # a library the loader missed before one of those two lines: a warning the program went on from (pasted.read)
+        "library-missing-gpu-reached",
         "pip-user-install-said",  # pip installed into ~/.local: where a copy went, judged only beside a failure
         "installer-wheel-tags-said",  # uv's hint: the Pythons a release has wheels for (gpudoctor.checks.installers)
         "python-32bit-said",  # the interpreter's width, judged beside an installer's failure (gpudoctor.checks.installers)

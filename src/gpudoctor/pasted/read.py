@@ -107,6 +107,9 @@ def read_sources(sources: list[Source]) -> Gathered:
             # NCCL's INFO line of a plugin it did not find quotes the loader's words about libnccl-net.so (or -tuner,
             # -profiler) and goes on with its own transports: no library the program needs is missing.
             found = [e for e in found if not (e.kind == "library-missing" and (e.get("soname") or "").startswith("libnccl-"))]
+        # A library the loader missed, then the same text showing the program at work on the GPU: the miss was a
+        # warning the program went on from (pasted.read's _reached_after_warning).
+        found = _reached_after_warning(found, said_lines)
         # (TensorFlow's start-up lines, catalogue.toml's tf-startup-log, print before anything fails, and the lines that
         # only show a setting: they explain no traceback the paste cuts off)
         # (nor do the lines that only describe: a version stated, a package removed, checks.reported's descriptive kinds)
@@ -205,8 +208,12 @@ def _unrecognised_failures(g: Gathered, outputs: list[list[str]]) -> None:
     if any(recognised_failure(e) for e in g.errors):
         return
     known = frozenset(e.line for e in g.errors if e.line)
+    # (a library the loader missed before the program reached the GPU is read, as a warning: each line that names it,
+    # the log's own beside a reporter's copy, is that reading's, never a failure of its own)
+    warned = {(e.get("soname") or "").lower() for e in g.errors if e.kind == WARNED_THEN_READY} - {""}
     for said_lines in outputs:
-        for evidence in read_failure_lines(said_lines, known):
+        named = frozenset(x.strip()[:300] for x in said_lines if warned and any(s in x.lower() for s in warned))
+        for evidence in read_failure_lines(said_lines, known | named):
             if evidence not in g.errors:
                 g.errors.append(evidence)
 
@@ -291,11 +298,56 @@ def _frames_cut(tail: list[str]) -> tuple[str, str] | None:
 
 
 _CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only", "apptainer-no-nv-files"})
+# The frameworks' own lines that they opened a GPU device, which each prints only after its CUDA libraries loaded and
+# the GPU answered (catalogue.toml: TensorFlow's "Created device ... GPU:0 with N MB memory", Paddle's "Please NOTE:
+# device: 0, GPU Compute Capability: ..."): the program reached the GPU from there on.
+GPU_READY = frozenset({"tf-gpu-device-created", "paddle-gpu-device-ready"})
+# What a library the loader missed becomes where the program reached the GPU after it: a warning it went on from,
+# described, never a failure (checks.reported's _DESCRIPTIVE).
+WARNED_THEN_READY = "library-missing-gpu-reached"
+# A raised error's line ("OSError: libcudart.so...", Paddle's "RuntimeError: (PreconditionNotMet) The third-party
+# dynamic library ..."): the program stopped there, so a device line later in the text is another run's, and the
+# failure stays one.
+_RAISED = LazyPattern(r"(?:^|\s)(?:[A-Za-z_][\w.]*(?:Error|Exception)\b\s*:|\(PreconditionNotMet\))")
+
+
+def _reached_after_warning(found: list[ErrorEvidence], lines: list[str]) -> list[ErrorEvidence]:
+    """The loader's miss of a library (library-missing) whose every mention in this text comes before a line on which
+    a framework says it opened a GPU device (GPU_READY) is a warning the program went on from, not a failure: Paddle's
+    dynamic loader only logs "The third-party dynamic library (libcuda.so) ... is not configured correctly" at W level
+    for an optional library and goes on (tests/blind/plans18/cases/1803-*: the GPU benchmark then ran 158x faster than
+    the CPU one), and TensorFlow registers no GPU device where its CUDA libraries did not load. Such a miss is kept as
+    WARNED_THEN_READY, described. A miss named again after the device line (a later failure of the same run: Paddle's
+    "Please NOTE" line first, then the cuDNN it could not load, PaddlePaddle/Paddle#50195), a raised error's line, or
+    one whose place in the text is not found stays a failure; so does every other failure after the device line."""
+    ready = [e for e in found if e.kind in GPU_READY]
+    if not ready or not any(e.kind == "library-missing" for e in found):
+        return found
+    last_ready = max((_line_of(e.line, lines) for e in ready), default=-1)
+    out: list[ErrorEvidence] = []
+    for e in found:
+        soname = (e.get("soname") or "").lower()
+        if e.kind == "library-missing" and soname and not _RAISED.search(e.line):
+            at = _line_of(e.line, lines)
+            named = [i for i, x in enumerate(lines) if soname in x.lower()]
+            if 0 <= at < last_ready and named and max(named) < last_ready:
+                out.append(ErrorEvidence(WARNED_THEN_READY, e.line, e.values, e.at))
+                continue
+        out.append(e)
+    return out
+
+
+def _line_of(said: str, lines: list[str]) -> int:
+    """The index of the first line that an evidence's line was read from (stripped and cut, parsers.error_texts), or
+    -1."""
+    return next((i for i, x in enumerate(lines) if said and (x.strip()[:300] == said or said in x)), -1)
 # (and reports printed before a failure: ds_report's op table)
 _STARTUP_LINES = frozenset(
     {
         "tf-startup-log",
         "tf-gpu-device-created",
+        "paddle-gpu-device-ready",
+        "library-missing-gpu-reached",
         "deepspeed-op-report",
         # what a line shows of the setting, not of a failure: a traceback frame's program, an allocator's name, a
         # toolkit or Visual Studio folder, CUDA_PATH's value, a library a discovery skipped for the next
