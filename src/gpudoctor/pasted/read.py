@@ -341,6 +341,8 @@ def _line_of(said: str, lines: list[str]) -> int:
     """The index of the first line that an evidence's line was read from (stripped and cut, parsers.error_texts), or
     -1."""
     return next((i for i, x in enumerate(lines) if said and (x.strip()[:300] == said or said in x)), -1)
+
+
 # (and reports printed before a failure: ds_report's op table)
 _STARTUP_LINES = frozenset(
     {
