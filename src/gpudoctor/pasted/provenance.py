@@ -307,7 +307,10 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
             add(f"python.distributions.{name}", version, _version(text, name, version))
         if python.get("kind") == "conda":
             said = text.search(re.compile(r"\[conda\]|conda|anaconda|miniforge|mambaforge", re.I))
-            add("python.kind", "conda", [said or text.search(CONDA_ROW)])  # (or a conda list row of its own)
+            # (or a conda list row of its own, or the path of a conda environment: pasted.read takes .../envs/NAME/ and
+            # the installers' own folders for one)
+            env_path = re.compile(r"/(?:envs/[^/\s]+|anaconda3|miniconda3|miniforge3|mambaforge)/")
+            add("python.kind", "conda", [said or text.search(CONDA_ROW) or text.search(env_path)])
         else:
             add("python.kind", python.get("kind"), [], assumed=True)  # no conda shown: a plain installation
         if prefix := python.get("prefix"):

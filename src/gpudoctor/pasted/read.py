@@ -1735,7 +1735,9 @@ def _issue_form(g: Gathered, block: Block) -> str:
         elif _TORCH_KEY.match(key) and versions and "torch" not in g.distributions:
             g.distributions["torch"] = g.form_torch = versions[-1]
             said.append("PyTorch")
-        elif key.startswith("python") and versions:
+        elif key.startswith("python") and not re.search(r"\d", key) and versions:
+            # (a "key" holding digits is a sentence split at its first colon, "Python 3.9.7, A30 GPU ... Cuda version":
+            # the value after it is another tool's version, not Python's)
             g.python_version = g.python_version or versions[0]
             said.append("Python")
         elif re.fullmatch(r"cuda(?:/cudnn)?(?: version)?", key) and versions and re.match(r"^\d{1,2}\.\d$", versions[0]):
