@@ -30,7 +30,7 @@ from gpudoctor.facts import (
     Facts,
 )
 from gpudoctor.parsers.library_lines import LINK
-from gpudoctor.pasted import load_asks, supersede
+from gpudoctor.pasted import load_asks
 from gpudoctor.planner import where
 from gpudoctor.planner.needs import LINUX_ONLY, TOOL_FAMILY
 from gpudoctor.probed import Found
@@ -305,13 +305,9 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         tf_version = dated["means"].split()[-1]  # the release the text names (facts.TF_BEFORE_CONFIG)
     # TensorFlow's Windows preload check stopped the import before any of its own DLLs (catalogue.toml:
     # tf-msvcp-dll-not-on-path): no TensorFlow command answers, and which CUDA DLLs it loads is not the question yet.
-    # Nor is it asked where TensorFlow is named only by the lines it prints at every start, beside another framework
-    # at work: it is not the failing program's, and its build decides nothing (gpudoctor.pasted.supersede.idle_framework).
-    tf_unasked = any(e.kind in _TF_IMPORT_STOPPED for e in facts.pasted.errors) or supersede.idle_framework(
-        facts, "tensorflow", named
-    )
+    tf_stopped = any(e.kind in _TF_IMPORT_STOPPED for e in facts.pasted.errors)
     if (
-        not tf_unasked
+        not tf_stopped
         and "tensorflow" in named
         and not (isinstance(tf, Found) and tf.value.is_cuda_build is not None)
         and _before_tf_config(tf_version)
@@ -331,7 +327,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 f"whether this TensorFlow {tf_version} is a CUDA build and whether it reaches a GPU",
             )
         )
-    elif not tf_unasked and "tensorflow" in named and not (isinstance(tf, Found) and tf.value.is_cuda_build is not None):
+    elif not tf_stopped and "tensorflow" in named and not (isinstance(tf, Found) and tf.value.is_cuda_build is not None):
         out.append(
             Ask(
                 # tf.sysconfig.get_build_info() exists from TensorFlow 2.3 on; tf.test.is_built_with_cuda() in every
@@ -353,7 +349,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "the GPUs it lists",
             )
         )
-    if windows and not tf_unasked and (dlls := _tf_dlls_unshown(facts)):
+    if windows and not tf_stopped and (dlls := _tf_dlls_unshown(facts)):
         out.append(
             Ask(
                 Cmd(("where.exe", *dlls)),
@@ -619,12 +615,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out = _linked_to_open_findings(facts, findings, out)
     # A read of the program's own environment (its variables, its loader) asked where the program runs, as a step is
     out = [dataclasses.replace(a, command=where.in_job(facts, where.placed(facts, a.command))) for a in out]
-    # the general Python questions of a failing program that is none (gpudoctor.pasted.supersede)
-    out = supersede.foreign_python(facts, out, lambda a: _runs_python(a.command, py))
-    # (each ask another's answer holds whole gives way to it, the specific one kept: supersede.SUPERSEDED)
-    asks = _unique(_placed_beside(facts, _unstated(facts, _decided(facts, out))))
-    # (a GPU-selecting variable of a systemd service is read from its unit, not the reporter's shell)
-    return _capped(facts, _other_side_last(supersede.service_environment(supersede.without_superseded(asks))))
+    return _capped(facts, _other_side_last(_unique(_placed_beside(facts, _unstated(facts, _decided(facts, out))))))
 
 
 # The most questions one report asks: a reporter answers a handful, and a long list buries the ones that decide (the

@@ -325,9 +325,6 @@ def classify(line: Line) -> Action:
         return Action("runtime-config", prog, cmd.root, cmd)
     if prog == "systemctl" and rest[:1] == ("restart",):
         return Action("service-restart", prog, cmd.root, cmd, name=rest[1] if len(rest) > 1 else "")
-    if prog == "systemctl" and rest[:1] in (("show",), ("status",)):
-        # (systemctl(1): `show` prints a unit's properties, `status` its state and last log lines: both only read)
-        return Action("inspect", prog, cmd.root, cmd)
     if prog == "usermod":
         return Action("user-group", prog, cmd.root, cmd)
     if prog == "ldconfig":
