@@ -277,6 +277,10 @@ _NO_KERNEL = _Lazy(r"no kernel image is available for execution on the device", 
 _SONAME = r"(?P<soname>[A-Za-z0-9_+.-]{1,100}?\.(?:so(?:\.\d+)*|dll|dylib))"
 _LIB_MISSING = (
     _Lazy(_SONAME + r": cannot open shared object file"),
+    # glibc's loader before an executable's main, as a title quotes it without its reason ("error while loading shared
+    # libraries: libcudart.so.9.0", KlausT/ccminer#149; glibc elf/dl-error-skeleton.c's "%s: error while loading
+    # shared libraries: %s%s%s" names the library first)
+    _Lazy(r"error while loading shared libraries: " + _SONAME + r"(?=$|[\s:])"),
     _Lazy(r"Could not load dynamic library '" + _SONAME + r"'"),
     # (not where cuDNN 8's own line ends in Windows' 193, a file found that is no 64-bit image: catalogue.toml's
     # cudnn8-sublibrary-bad-image reads it)

@@ -397,7 +397,8 @@ _FORMS: tuple[tuple[str, LazyPattern], ...] = (
     ),
     (
         "loading-shared-libraries",
-        LazyPattern(r"(?P<requirer>[^\s:'\"`]{1,400}): error while loading shared libraries: (?P<lib>" + _SONAME + ")"),
+        # (as a title quotes it, also without the program in front: KlausT/ccminer#149, tonyyxliu/CUHKSZ-CSC4005#69)
+        LazyPattern(r"(?:(?P<requirer>[^\s:'\"`]{1,400}): |^\s*)error while loading shared libraries: (?P<lib>" + _SONAME + ")"),
     ),
     ("shared-object-not-opened", LazyPattern(_p("lib") + r": cannot open shared object file")),
     ("undefined-symbol", LazyPattern(_p("lib") + r": undefined symbol: \S")),

@@ -105,8 +105,19 @@ def normalise(text: str) -> list[str]:
         line = line.replace("\t", "    ").replace("\uff1a", ": ")
         # Typographic apostrophes read as the ASCII one every tool prints: a forum's or an IME's "couldn‘t communicate"
         # (tests/blind/plans18/cases/1866-*) or "won’t find" (tests/pasted) is the message it quotes.
-        out.append(line.replace("\u2018", "'").replace("\u2019", "'") if "\u2018" in line or "\u2019" in line else line)
+        line = line.replace("\u2018", "'").replace("\u2019", "'") if "\u2018" in line or "\u2019" in line else line
+        # The loader's message retyped with a slip (h269): a comma for the dot before "so" ("libcudart,so.11.0",
+        # tonyyxliu/CUHKSZ-CSC4005#69) or no space after its colon ("shared libraries:libcudart.so.9.0",
+        # KlausT/ccminer#149), read as the loader prints it.
+        if "," in line or "libraries:" in line:
+            line = _LOADER_SLIP_SPACE.sub("shared libraries: ", _SONAME_COMMA.sub(r"\g<stem>.so", line))
+        out.append(line)
     return out
+
+
+# (only before a version or the loader's colon: "libraries,so I tried" stays as it is)
+_SONAME_COMMA = re.compile(r"\b(?P<stem>lib[\w+-]{1,80}),so(?=\.\d|:)")
+_LOADER_SLIP_SPACE = re.compile(r"shared libraries:(?=[^\s:])")
 
 
 # --- recognisers: (lines, i) -> end index (exclusive) when the kind starts at line i, else None -------------

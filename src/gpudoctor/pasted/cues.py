@@ -381,6 +381,9 @@ _CONTAINER_SAID = re.compile(
     r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b"
     # Kubeflow's training jobs (its training operator's TFJob, PyTorchJob, MPIJob) run their workers in pods
     r"|\bkubeflow\b|\b(?-i:TFJob|PyTorchJob|MPIJob)s?\b"
+    # a program deployed with a Helm chart runs in a pod: Helm installs charts only into Kubernetes ("i use the helm
+    # charts to deploy", ollama/ollama#12797; "by using below in helm chart", la-cc/anything-llm-helm-chart#8)
+    r"|\b(?:use|using|used|with|via|in|through)\s+(?:(?:the|a|an|my|our|its|their|this)\s+)?(?:[\w.-]+\s+)?helm\s+charts?\b"
     # an issue form's runtime or deployment answered with docker ("- **Runtime**: Docker with nvidia-container-runtime"),
     # and Docker Swarm, whose services are containers
     r"|\b(?:runtime|deployment)\b\**\s*:\s*\**\s*docker\b(?!\s*desktop\b)|\bdocker\s+swarm\b"
@@ -515,7 +518,7 @@ _HOST_RAM = re.compile(
 _KUBERNETES_SAID = re.compile(
     # (k8s as a folder of an image's name, nvcr.io/nvidia/k8s/cuda-sample, names NVIDIA's image namespace, not a cluster)
     r"\bkubeflow\b|\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|(?<!/)\bk8s\b(?!/)|\bpods?\b"
-    r"|\b(?:GKE|EKS|AKS)\b",
+    r"|\b(?:GKE|EKS|AKS)\b|\bhelm\s+charts?\b",
     re.IGNORECASE,
 )
 # A Deployment's pod is named <deployment>-<pod-template-hash>-<5 random characters>, both drawn from the alphabet of

@@ -69,6 +69,7 @@ from gpudoctor.checks.catalogued.devices import (
     check_ollama_context_too_large,
     check_video_capability,
     check_video_library_packages,
+    check_visible_devices_uuid,
 )
 from gpudoctor.checks.catalogued.engines import check_tensorrt_engine_elsewhere
 from gpudoctor.checks.catalogued.framework_builds import (
@@ -77,6 +78,7 @@ from gpudoctor.checks.catalogued.framework_builds import (
     check_framework_cpu_instructions,
     check_jax_no_cuda_platform,
     check_numba_driver_variable,
+    check_ollama_library_override,
     check_said_cpu_build,
     check_stub_libcuda,
     check_tf_cudart_missing,
@@ -111,6 +113,10 @@ CHECKS = (
     Check("catalogued-triton-gpu", "frameworks", ("framework-arch-unsupported",), check_triton_gpu_too_old, ("pasted",)),
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
     Check("catalogued-ollama-context", "gpu", ("ollama-context-too-large",), check_ollama_context_too_large, ("pasted",)),
+    Check(
+        "catalogued-ollama-library-override", "frameworks", ("framework-cpu-build",), check_ollama_library_override, ("pasted",)
+    ),
+    Check("catalogued-visible-devices-uuid", "gpu", ("cuda-visible-devices-hides-all",), check_visible_devices_uuid, ("pasted",)),
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
     Check("catalogued-image-tag", "platform", ("container-image-tag-missing",), check_image_tag_missing, ("pasted",)),
     Check(

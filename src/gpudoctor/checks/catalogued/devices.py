@@ -529,3 +529,113 @@ def check_ollama_context_too_large(facts: Facts, ctx: Context) -> Iterable[Findi
             component="gpu",
         ),
     )
+
+
+# (where the program runs: every entry of CUDA_VISIBLE_DEVICES that is a GPU's UUID, or the prefix of one CUDA accepts,
+# as the index nvidia-smi gives that GPU; the entries it cannot match, a MIG instance's, kept as they are)
+_UUID_TO_INDEX = (
+    "import os, subprocess; "
+    "rows = subprocess.run(['nvidia-smi', '--query-gpu=index,uuid', '--format=csv,noheader'], "
+    "capture_output=True, text=True, check=True).stdout.splitlines(); "
+    "gpus = [tuple(r.split(', ')) for r in rows if ', ' in r]; "
+    "print(','.join(next((i for i, u in gpus if e.strip() and u.startswith(e.strip())), e.strip()) "
+    "for e in os.environ.get('CUDA_VISIBLE_DEVICES', '').split(',')))"
+)
+
+
+def check_visible_devices_uuid(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """GPU (or MIG) UUIDs in CUDA_VISIBLE_DEVICES, which CUDA accepts, stopping a program whose own parser converts each
+    entry with int(): dask-cuda before 0.17 (LocalCUDACluster, local_cuda_cluster.py @b4e134d8: `map(int, ...)`; UUIDs
+    from rapidsai/dask-cuda#437, first in v0.17.0) and vLLM (Platform.device_id_to_physical_device_id; its serve path
+    shows a pydantic error for it, vllm-project/vllm#20939). The ValueError names the UUID; a report whose log is cut
+    before it says so itself (catalogue.toml: visible-devices-uuid-said; the reader takes that sentence for the failure).
+
+    Nothing is reinstalled: the same GPUs are named by their indices. In a Kubernetes pod the device plugin gives the
+    container only its GPUs, numbered from 0 inside, so the variable is taken out of the pod template; elsewhere (a
+    scheduler's job, a shared node) it is rewritten to the index nvidia-smi gives each UUID, in PCI bus order as
+    nvidia-smi numbers them (CUDA_DEVICE_ORDER=PCI_BUS_ID makes CUDA number them the same)."""
+    from gpudoctor.cmdline import Output, SetEnv, SetFrom
+    from gpudoctor.planner.where import container_said, python_exe
+
+    parsed = _said(facts, "visible-devices-uuid-unparsed")
+    said = _said(facts, "visible-devices-uuid-said")
+    if not parsed and not said:
+        return
+    e = (parsed or said)[0]
+    uuid = e.get("uuid") or ""
+    shown = f" ({uuid})" if uuid else ""
+    title = "the program reads CUDA_VISIBLE_DEVICES as GPU indices: the GPU UUIDs in it stop it"
+    detail = (
+        f"CUDA_VISIBLE_DEVICES names its GPUs by UUID{shown}, as a scheduler, a device plugin or a job script sets it, "
+        "and CUDA accepts that; the program's own code converts each entry to an integer index (int()) and fails "
+        "before it uses the GPU (in vLLM the failure surfaces as a pydantic validation error while the model is "
+        "inspected). The GPU, the driver and CUDA are not at fault; naming the same GPUs by their indices, or a "
+        "release of the program that accepts UUIDs (dask-cuda 0.17 and later does), avoids it."
+    )
+    if container_said(facts) == "kubernetes":
+        from gpudoctor.checks.workloads import kubectl_pod, pod_owner
+
+        ns, pod = kubectl_pod(facts)
+        in_ns = ("-n", ns) if ns else ()
+        owner = pod_owner(facts)
+        workload = f"{owner[0].lower()}/{owner[1]}" if owner else "deployment/<deployment>"
+        yield Finding(
+            "cuda-visible-devices-hides-all",
+            Severity.ERROR,
+            "gpu",
+            title,
+            detail + " In a pod the device plugin already gives the container only its own GPUs, which CUDA numbers "
+            "from 0 there, so the variable is not needed.",
+            (ev("pasted", e.line),),
+            Remediation(
+                "Take CUDA_VISIBLE_DEVICES out of the environment of the pod template of the workload that runs the "
+                "program (kubectl set env NAME-, or delete the env entry where its manifest or chart values set it, "
+                "where it stays), or set it to the indices 0..N-1 of the pod's GPUs; let the rollout recreate the pods "
+                "and read the new pod's log.",
+                (
+                    Cmd(
+                        ("kubectl", *in_ns, "exec", pod or Placeholder("pod"), "--", "nvidia-smi", "-L"),
+                        note="the pod's own GPUs, numbered from 0, and the UUIDs the variable holds",
+                    ),
+                    Cmd(
+                        ("kubectl", *in_ns, "set", "env", workload, "CUDA_VISIBLE_DEVICES-"),
+                        note="its pod template's environment without the variable (a StatefulSet: statefulset/NAME)",
+                    ),
+                    Cmd(("kubectl", *in_ns, "rollout", "status", workload), note="the pods recreated without it"),
+                    Cmd(("kubectl", *in_ns, "logs", workload), pipe=("tail", "-n", "40"), note="the program past its start"),
+                ),
+                component="container",
+                where="the cluster",
+            ),
+        )
+        return
+    python = python_exe(facts)
+    yield Finding(
+        "cuda-visible-devices-hides-all",
+        Severity.ERROR,
+        "gpu",
+        title,
+        detail,
+        (ev("pasted", e.line),),
+        Remediation(
+            "Where the program runs (inside the job that set the variable), name the same GPUs by the indices "
+            "nvidia-smi gives them, with CUDA numbering the GPUs in the same PCI bus order, and start the program "
+            "again from that shell (a batch script sets both before it); or upgrade the program to a release that "
+            "accepts UUIDs. A MIG instance's UUID has no such index: there only the release helps.",
+            (
+                Cmd(("printenv", "CUDA_VISIBLE_DEVICES"), note="the UUIDs the scheduler or the script set"),
+                Cmd(
+                    ("nvidia-smi", "--query-gpu=index,uuid", "--format=csv,noheader"),
+                    note="each GPU's index beside its UUID",
+                ),
+                SetEnv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", note="CUDA numbers the GPUs as nvidia-smi does"),
+                SetFrom(
+                    "CUDA_VISIBLE_DEVICES",
+                    (Output((python, "-c", _UUID_TO_INDEX)),),
+                    note="the same GPUs, by index",
+                ),
+                Cmd(("printenv", "CUDA_VISIBLE_DEVICES"), note="integers now, as many as before"),
+            ),
+            component="environment",
+        ),
+    )

@@ -8,11 +8,12 @@ The GPU and driver may be sound: what loaded (a CPU build, a framework without i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from gpudoctor.checks.base import ev
 from gpudoctor.checks.catalogued._common import _said
-from gpudoctor.cmdline import Cmd, Output, SetEnv, SetFrom
+from gpudoctor.cmdline import Cmd, Output, Placeholder, SetEnv, SetFrom
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
@@ -773,4 +774,106 @@ def check_framework_cpu_instructions(facts: Facts, ctx: Context) -> Iterable[Fin
         + (" The CPU's flags shown name no avx." if flags else " The CPU's flags decide it: avx among them or not."),
         tuple(evidence),
         remedy,
+    )
+
+
+# A value of OLLAMA_LLM_LIBRARY that names one of Ollama's CUDA library folders (cuda_v12, cuda_v13, cuda_jetpack6):
+# with it Ollama loads that folder, and the GPU stays in use.
+_OLLAMA_CUDA_FOLDER = re.compile(r"cuda_(?:v\d{2}|jetpack\d)", re.IGNORECASE)
+
+
+def check_ollama_library_override(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """OLLAMA_LLM_LIBRARY naming no CUDA library folder of Ollama's (catalogue.toml: ollama-library-skipped-at-request,
+    ollama-server-config-llm-library): from v0.12.4 (ollama/ollama bd15eba4, discover/runner.go) the discovery loads
+    only the folder named by the value and skips the rest, so "cuda" - which no release names a folder - leaves
+    cuda_v12 and cuda_v13 unloaded and every model on the CPU (ollama/ollama#12797, whose maintainer answered "Don't
+    set OLLAMA_LLM_LIBRARY"; #12574 the same value on 0.12.5). The skip line decides it; the server config line alone
+    only where the text means the NVIDIA GPU to be used. The variable is removed where Ollama's server gets it: the
+    pod template (and the chart values that set it), the systemd unit, the Windows user's environment, launchd."""
+    from gpudoctor.checks.reported import _gpu_meant
+    from gpudoctor.planner.where import container_said
+
+    skipped = [e for e in _said(facts, "ollama-library-override") if "cuda" in (e.get("libdir") or "").lower()]
+    configured = _said(facts, "ollama-library-override-set")
+    shown = skipped or (configured if _gpu_meant(facts) else [])
+    if not shown:
+        return
+    e = shown[0]
+    value = e.get("requested") or ""
+    if not value or _OLLAMA_CUDA_FOLDER.fullmatch(value):
+        return
+    what = (
+        f"Ollama's discovery skipped its CUDA library folders because OLLAMA_LLM_LIBRARY is set to {value}"
+        if skipped
+        else f"Ollama's server started with OLLAMA_LLM_LIBRARY set to {value}"
+    )
+    runtime = container_said(facts)
+    system = (facts.platform.system or "").lower()
+    check_line = ("grep", "-iE", "inference compute|skipping available library")
+    if runtime == "kubernetes":
+        from gpudoctor.checks.workloads import kubectl_pod, pod_owner
+
+        ns, pod = kubectl_pod(facts)
+        in_ns = ("-n", ns) if ns else ()
+        owner = pod_owner(facts)
+        workload = f"{owner[0].lower()}/{owner[1]}" if owner else "deployment/<deployment>"
+        fix = (
+            "Remove OLLAMA_LLM_LIBRARY from the Ollama pod's environment: delete it where the chart values or the "
+            "manifest set it (so the next helm upgrade or apply does not put it back), or take it out of the pod "
+            "template with kubectl set env NAME-; let the rollout recreate the pod and read its log."
+        )
+        steps: tuple = (
+            Cmd(
+                ("kubectl", *in_ns, "exec", pod or Placeholder("pod"), "--", "printenv", "OLLAMA_LLM_LIBRARY"),
+                note=f"{value}: the value set in the pod",
+            ),
+            Cmd(("kubectl", *in_ns, "set", "env", workload, "OLLAMA_LLM_LIBRARY-"), note="its pod template without it"),
+            Cmd(("kubectl", *in_ns, "rollout", "status", workload), note="the pod recreated without it"),
+            Cmd(("kubectl", *in_ns, "logs", workload), pipe=check_line, note="the GPU listed under inference compute"),
+        )
+        component, where = "container", "the cluster"
+    elif system.startswith("win"):
+        fix = (
+            "Delete OLLAMA_LLM_LIBRARY from your user's (or the system's) environment variables, quit Ollama from the "
+            "taskbar and start it again; its server log then lists the GPU."
+        )
+        steps = (
+            Cmd(("reg", "query", "HKCU\\Environment", "/v", "OLLAMA_LLM_LIBRARY"), note=f"{value}: your user's variable"),
+            Cmd(("reg", "delete", "HKCU\\Environment", "/v", "OLLAMA_LLM_LIBRARY", "/f"), note="then quit and start Ollama"),
+        )
+        component, where = "environment", None
+    elif system == "darwin":
+        fix = "Unset OLLAMA_LLM_LIBRARY for launchd and restart the Ollama application."
+        steps = (Cmd(("launchctl", "unsetenv", "OLLAMA_LLM_LIBRARY"), note="then restart the Ollama application"),)
+        component, where = "environment", None
+    else:
+        fix = (
+            "Remove OLLAMA_LLM_LIBRARY from where Ollama's server gets it - the systemd unit's Environment= line (or "
+            "the docker run -e / compose environment of its container, recreated without it) - restart the server "
+            "and read its log."
+        )
+        steps = (
+            Cmd(("systemctl", "cat", "ollama"), pipe=("grep", "-n", "OLLAMA_LLM_LIBRARY"), note="the line that sets it"),
+            Cmd(
+                ("systemctl", "edit", "ollama.service"),
+                root=True,
+                note=f'delete the line Environment="OLLAMA_LLM_LIBRARY={value}" (in the override, or the unit itself)',
+            ),
+            Cmd(("systemctl", "daemon-reload"), root=True),
+            Cmd(("systemctl", "restart", "ollama"), root=True),
+            Cmd(("journalctl", "-u", "ollama", "-b", "--no-pager"), pipe=check_line, note="the GPU listed as inference compute"),
+        )
+        component, where = "environment", None
+    yield Finding(
+        "framework-cpu-build",
+        Severity.ERROR,
+        "frameworks",
+        f"OLLAMA_LLM_LIBRARY={value} keeps Ollama off the GPU: no CUDA library folder of Ollama's has that name",
+        f"{what}, as the text shows. From v0.12.4 Ollama "
+        "loads only the library folder named by that variable and skips every other one; its CUDA libraries are in "
+        f"cuda_v12 and cuda_v13, so '{value}' leaves none loaded and every model runs on the CPU (before 0.12.4 an "
+        "unknown value was ignored, which is why an upgrade shows it). The GPU, its driver and the container runtime "
+        "are not at fault; unset, Ollama finds the GPU itself.",
+        (ev("pasted", e.line),),
+        Remediation(fix, steps, component=component, **({"where": where} if where else {})),
     )
