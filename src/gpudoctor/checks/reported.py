@@ -74,10 +74,6 @@ def frameworks_named(facts: Facts) -> set[str]:
         line = e.line.lower()
         if "torch" in _LUA_TORCH.sub(" ", line):
             named.add("torch")
-        # "RuntimeError: CUDA error: <cudaGetErrorString>" is TORCH_CHECK's (c10's C10_CUDA_CHECK, and the CUDA_CHECK
-        # macros torch extensions define on it) as Python sees it: torch is at work, if not named in the frames shown.
-        if _TORCH_CUDA_ERROR.search(e.line):
-            named.add("torch")
         if "tensorflow" in line and "org_tensorflow" not in line:
             named.add("tensorflow")
         # XLA's own paths are JAX's, except inside TensorFlow's tree: TensorFlow logs its copy as tensorflow/compiler/xla,
@@ -115,7 +111,11 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
             return
         # "no kernel image is available for execution on the device" with PyTorch at work and nothing else said:
         # the build has no kernel for this GPU's architecture. Which GPU, and which build, is asked for.
-        if "torch" in frameworks_named(facts):
+        torch_at_work = "torch" in frameworks_named(facts)
+        # "RuntimeError: CUDA error: <cudaGetErrorString>" is TORCH_CHECK's (c10's C10_CUDA_CHECK, and the CUDA_CHECK
+        # macros torch extensions define on it) as Python sees it: torch is at work, if not named in the frames shown.
+        # Read so only beside a GPU the text names: alone, which build or extension lacks it stays open (asked).
+        if torch_at_work or any(_TORCH_CUDA_ERROR.search(e.line) for e in no_kernel):
             # A GPU the text names (in words or a tool's list) below the oldest architecture of every PyTorch CUDA
             # build (a Kepler GTX 650, 3.0): no install gives it kernels, so the finding says the CPU or another GPU.
             from gpudoctor.planner.context import gpu_cc
@@ -124,6 +124,7 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 if (cc := gpu_cc(gpu, ctx)) and (below := _below_every_torch_build(facts, ctx, cc)):
                     yield below(_NamedGpuSaid(gpu.name or f"GPU of compute capability {cc}", no_kernel[0].line))
                     return
+        if torch_at_work:
             version = _torch_version(facts)
             # Which build to install follows from the GPU (its architecture) or the build shown; with neither shown, any
             # pick is a guess (issue 27, kind 5): the finding stands, and the asks (the GPU, the build's arch list) decide.
