@@ -59,8 +59,10 @@ def test_nvidia_smi_header_of_a_windows_only_driver_is_windows():
 
 def test_nvidia_smi_header_of_a_linux_branch_is_not_windows(tmp_path):
     # the quiet twins: a two-number Linux driver of the R470 branch, and a three-number one
-    for header in ("NVIDIA-SMI 470.74       Driver Version: 470.74       CUDA Version: 11.4",
-                   "NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2"):
+    for header in (
+        "NVIDIA-SMI 470.74       Driver Version: 470.74       CUDA Version: 11.4",
+        "NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2",
+    ):
         doc = paste(tmp_path, f"AssertionError: Torch not compiled with CUDA enabled\n{header}\n")
         assert _system(doc) != "Windows", header
 
@@ -85,7 +87,9 @@ def test_kepler_gtx760_named_in_words_is_below_every_torch_build():
 
 def test_a_turing_gpu_named_beside_torch_no_kernel_image_is_not_below_the_builds(tmp_path):
     # the quiet twin: a GPU some torch build carries is no hardware verdict; which build or extension lacks it is asked
-    doc = paste(tmp_path, "I have a GTX 1660 Ti\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    doc = paste(
+        tmp_path, "I have a GTX 1660 Ti\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    )
     assert not any("no PyTorch CUDA build supports" in f["title"] for f in doc["findings"])
     assert "pasted-error-unexplained" in _codes(doc)
 

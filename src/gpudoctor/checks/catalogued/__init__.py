@@ -219,7 +219,11 @@ CHECKS = (
     Check("catalogued-library-arch", "frameworks", ("framework-arch-unsupported",), check_library_below_arch_floor, ("pasted",)),
     Check("catalogued-cmake-arch-list", "frameworks", ("framework-arch-unsupported",), check_cmake_arch_list, ("pasted",)),
     Check(
-        "catalogued-extension-kernel-arch", "frameworks", ("framework-arch-unsupported",), check_extension_kernel_arch, ("pasted",)
+        "catalogued-extension-kernel-arch",
+        "frameworks",
+        ("framework-arch-unsupported",),
+        check_extension_kernel_arch,
+        ("pasted",),
     ),
     Check(
         "catalogued-bitsandbytes-windows",
