@@ -113,6 +113,10 @@ KNOWN = (
     # A GPU below every PyTorch build (sm_21): the fix is the CPU or another GPU, which no command makes (h74: it was
     # a step deferring to asks that decided nothing, counted in UNDECIDED; it is a hardware step like gpu-none's).
     Known("pasted:pytorch-6515-geforce-820m-cc21-too-old", 1, "left-error", "framework-arch-unsupported", W["prose"]),
+    # h270: the same, read from a GPU the text names beside PyTorch's "no kernel image" (the K40c, sm_35, beside a
+    # K80 that runs it; Squirrel-RIFE's GTX 760, sm_30): the CPU or another GPU, no command.
+    Known("pasted:pytorch-31319-k40c-sm35-torch131-no-kernel-image", 1, "left-error", "framework-arch-unsupported", W["prose"]),
+    Known("pasted:squirrel-rife-344-gtx760-kepler-no-kernel-image", 1, "left-error", "framework-arch-unsupported", W["prose"]),
     # h174: a GPU below every vLLM build (Pascal, sm_60; vLLM's kernels start at sm_70): another GPU, no command.
     Known("pasted:vllm-16307-p100x8-vllm073-no-kernel-image", 1, "left-error", "framework-arch-unsupported", W["prose"]),
     # h129: the driver's dnf module stream is the GPU's generation (open modules from Turing on), which nothing recorded
@@ -201,7 +205,10 @@ KNOWN_ALTERNATIVES = (
 # 222 after h265: pasted pytorch-49325's step, deferred before, now installs torch's cu102 build with the bare
 # `python` of a report that shows no interpreter path: whether that is the environment's interpreter, the model cannot
 # follow (the same unmodelled reason as every plan on such a report; nothing to model until the paste shows it).
-UNMODELLED_AT_MOST = 222
+# 223 after h270: its new pasted triplanegaussian-3 (a project's own CUDA extension without the named RTX 3090's
+# architecture) gets a rebuild of the extension from its source for 8.6, judged on the pasted error text alone (the
+# model has no extension binaries to follow).
+UNMODELLED_AT_MOST = 223
 
 
 def _violations(case: str):
@@ -814,8 +821,10 @@ def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_p
 # 32 after h265: pasted pytorch-49325's +cpu torch 1.7.1 names its own CUDA build (planner.plan.named_build: the
 # release's newest build of the CUDA 10 toolkit shown, cu102), so its step reads nvidia-smi and installs it.
 # 33 after h269: its new pasted ccminer-149 (the loader's libcudart.so.9.0 missing, nothing else shown) defers the
-# libraries' step to the commands that find them, as every such paste does.
-UNDECIDED = 33
+# libraries' step to the commands that find them, as every such paste does; 32 after h270: pasted pytorch-31319's
+# K40c (named in its prose) is below every PyTorch build in the matrix, so its step names the CPU or another GPU (the
+# K80 beside it) and defers to no read (in KNOWN, as a hardware step).
+UNDECIDED = 32
 
 
 def test_the_steps_that_defer_are_counted():

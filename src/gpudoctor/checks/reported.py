@@ -52,6 +52,7 @@ def _emits(check, facts: Facts, ctx: Context, code: str) -> bool:
 # script): the Lua framework PyTorch grew from, which shares the name and the THC error macro (THCudaCheck) but none of
 # PyTorch's builds, wheels or collect_env (torch/distro install.sh @4571847c installs into torch/install, cutorch from
 # torch/extra). Such a path names no PyTorch.
+_TORCH_CUDA_ERROR = LazyPattern(r"\bRuntimeError: CUDA error: [a-z]")
 _LUA_TORCH = LazyPattern(r"\S*(?:\bcutorch\b|/share/lua/|/torch/install/|\.lua\b)\S*")
 
 
@@ -103,9 +104,27 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
         # wheel still carries sm_60) explains the message: that finding answers it, and a torch reinstall would not.
         if _emits(check_library_below_arch_floor, facts, ctx, "framework-arch-unsupported"):
             return
+        from gpudoctor.checks.catalogued.builds import check_extension_kernel_arch
+
+        # A project's own extension said it (its launch check), on a GPU the text names: its rebuild answers it.
+        if _emits(check_extension_kernel_arch, facts, ctx, "framework-arch-unsupported"):
+            return
         # "no kernel image is available for execution on the device" with PyTorch at work and nothing else said:
         # the build has no kernel for this GPU's architecture. Which GPU, and which build, is asked for.
-        if "torch" in frameworks_named(facts):
+        torch_at_work = "torch" in frameworks_named(facts)
+        # "RuntimeError: CUDA error: <cudaGetErrorString>" is TORCH_CHECK's (c10's C10_CUDA_CHECK, and the CUDA_CHECK
+        # macros torch extensions define on it) as Python sees it: torch is at work, if not named in the frames shown.
+        # Read so only beside a GPU the text names: alone, which build or extension lacks it stays open (asked).
+        if torch_at_work or any(_TORCH_CUDA_ERROR.search(e.line) for e in no_kernel):
+            # A GPU the text names (in words or a tool's list) below the oldest architecture of every PyTorch CUDA
+            # build (a Kepler GTX 650, 3.0): no install gives it kernels, so the finding says the CPU or another GPU.
+            from gpudoctor.planner.context import gpu_cc
+
+            for gpu in facts.driver.gpus:
+                if (cc := gpu_cc(gpu, ctx)) and (below := _below_every_torch_build(facts, ctx, cc)):
+                    yield below(_NamedGpuSaid(gpu.name or f"GPU of compute capability {cc}", no_kernel[0].line))
+                    return
+        if torch_at_work:
             version = _torch_version(facts)
             # Which build to install follows from the GPU (its architecture) or the build shown; with neither shown, any
             # pick is a guess (issue 27, kind 5): the finding stands, and the asks (the GPU, the build's arch list) decide.
@@ -220,6 +239,21 @@ def _suggested_cuda(facts: Facts):
     return Options(target=Target(cuda=cudas[0]))
 
 
+class _NamedGpuSaid:
+    """The GPU a text names beside PyTorch's "no kernel image" line, shaped as PyTorch's arch warning is read (its
+    `gpu` and the line to cite): _below_every_torch_build's finding takes either."""
+
+    def __init__(self, gpu: str, line: str) -> None:
+        self.line = line
+        self._gpu = gpu
+
+    def get(self, key: str) -> str | None:
+        return self._gpu if key == "gpu" else None
+
+
+_WHO_SAID = {_NamedGpuSaid: "The text names this GPU beside CUDA's 'no kernel image is available' from PyTorch"}
+
+
 def _below_every_torch_build(facts: Facts, ctx: Context, cc: str):
     """Where no PyTorch CUDA build in the matrix carries kernels for compute capability `cc` (a Fermi GPU, 2.x): no
     install fixes it, so the finding says the CPU or another GPU (component "gpu": no command, nothing to ask), never
@@ -239,7 +273,8 @@ def _below_every_torch_build(facts: Facts, ctx: Context, cc: str):
             Severity.ERROR,
             "frameworks",
             f"no PyTorch CUDA build supports the {w.get('gpu')} (compute capability {cc})",
-            f"PyTorch itself said so, and no PyTorch CUDA build in the compatibility matrix carries kernels for "
+            f"{_WHO_SAID.get(type(w), 'PyTorch itself said so')}, and no PyTorch CUDA build in the compatibility "
+            "matrix carries kernels for "
             f"sm_{cc.replace('.', '')}: the oldest architecture any of them carries is sm_{lowest.replace('.', '')}. "
             "Another PyTorch, CUDA toolkit or driver does not change that.",
             (ev("pasted", w.line),),

@@ -289,6 +289,10 @@ _WINDOWS_TOOLS = re.compile(
     # windows-store-python-alias and setuptools-msvc-14-required): printed on Windows only
     r"|Python was not found; run without arguments to install from the Microsoft Store"
     r"|Microsoft Visual C\+\+ 14\.0 (?:or greater )?is required"
+    # Python's own ImportError for an extension module whose DLL (or a DLL it needs) Windows' loader refused: CPython's
+    # Python/dynload_win.c is its only source ("DLL load failed: %s", from 3.8 "DLL load failed while importing %s: %s");
+    # Linux's loader says "cannot open shared object file". And cmd.exe named as the shell ("from cmd prompt").
+    r"|\bDLL load failed\b|\bcmd(?:\.exe)?\s+prompt\b"
     # Windows' own Task Manager, where a reporter reads the GPU's load ("in the task manager, the increased load on the
     # CPU"); Linux desktops call theirs System Monitor. Its words, typos included, are failure_lines' one pattern.
     "|" + TASK_MANAGER_WORDS,
@@ -1074,6 +1078,8 @@ def read_cues(g: Gathered, text: str) -> None:
             _windows(g, "Windows named in prose", m.group(0))
         elif m := _WINDOWS_TOOLS.search(text[:1_000_000]):
             _windows(g, "a tool only Windows has", m.group(0))
+        elif m := _windows_only_driver(text[:1_000_000]):
+            _windows(g, "a Windows driver's version in nvidia-smi's header", m.group(0))
         elif m := MACOS_SAID.search(text[:1_000_000]):
             g.system = "Darwin"
             _cue(g, "macOS named", "macOS", m.group(0))
@@ -1123,6 +1129,29 @@ def _prompt_venv(g: Gathered, cwd: str, cmd: str, line: str, text: str) -> None:
         return
     g.interpreter = prefix + "/bin/python"
     _cue(g, cue, "the interpreter the plan must use", line)
+
+
+# nvidia-smi's header where nvidia-smi and the driver are one release numbered as only Windows numbers them: NVIDIA's
+# Windows drivers are <branch>.<two digits> of majors a Linux driver never had (475.14, 517.48, 531.68, 553.09: the
+# R470 branch is 471-475 on Windows and 470 on Linux). The Linux (Unix) driver archive's majors since R400 are these
+# branches; a two-number version of another major is a Windows driver (WSL's header names a Linux nvidia-smi beside it,
+# read above as WSL; a text naming Linux or WSL never reaches this).
+_LINUX_DRIVER_MAJORS = frozenset(
+    {410, 415, 418, 430, 435, 440, 450, 455, 460, 465, 470, 495, 510, 515, 520, 525, 530, 535, 545, 550, 555, 560}
+    | {565, 570, 575, 580, 590}
+)
+_SMI_SAME = re.compile(r"NVIDIA-SMI\s+(?P<smi>\d{3}\.\d{2})\s+Driver Version:\s*(?P<driver>\d{3}\.\d{2})(?![\d.])")
+
+
+def _windows_only_driver(text: str) -> re.Match[str] | None:
+    """nvidia-smi's header of one Windows-only driver release (475.14 beside 475.14), or None."""
+    if "NVIDIA-SMI" not in text:
+        return None
+    for m in _SMI_SAME.finditer(text):
+        major = int(m.group("driver").split(".")[0])
+        if m.group("smi") == m.group("driver") and major >= 400 and major not in _LINUX_DRIVER_MAJORS:
+            return m
+    return None
 
 
 def _windows(g: Gathered, cue: str, line: str) -> None:

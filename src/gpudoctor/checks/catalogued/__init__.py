@@ -17,6 +17,7 @@ from gpudoctor.checks.catalogued.builds import (
     check_cmake_arch_list,
     check_cuda_vs_integration,
     check_deepspeed_aio,
+    check_extension_kernel_arch,
     check_extension_source_integer_widths,
     check_link_cuda_libraries,
     check_python_headers,
@@ -223,6 +224,13 @@ CHECKS = (
     ),
     Check("catalogued-library-arch", "frameworks", ("framework-arch-unsupported",), check_library_below_arch_floor, ("pasted",)),
     Check("catalogued-cmake-arch-list", "frameworks", ("framework-arch-unsupported",), check_cmake_arch_list, ("pasted",)),
+    Check(
+        "catalogued-extension-kernel-arch",
+        "frameworks",
+        ("framework-arch-unsupported",),
+        check_extension_kernel_arch,
+        ("pasted",),
+    ),
     Check(
         "catalogued-bitsandbytes-windows",
         "frameworks",

@@ -653,6 +653,70 @@ def check_cmake_arch_list(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_extension_kernel_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A project's own CUDA extension printing "no kernel image is available" from its launch check (catalogue.toml:
+    extension-cuda-kernel-failed-no-image, extension-error-in-kernel-no-image: PointNet++'s "CUDA kernel failed : ...",
+    the neural renderer's "Error in forward_face_index_map_1: ...") where the text names the GPU (in words or a tool's
+    list): the extension's binary carries no code for that GPU's compute capability. It was compiled for others (a
+    prebuilt package, another machine's GPU, an arch list without it), and the driver, PyTorch or another toolkit does
+    not change a binary already compiled: the extension is built again from source for that capability (torch's
+    extension builder compiles what TORCH_CUDA_ARCH_LIST names), with a toolkit that can target it. Without a named GPU
+    the catalogue's asks stand (which capability is unknown)."""
+    from gpudoctor.checks.extensions import build_toolchain
+    from gpudoctor.planner.context import gpu_cc
+    from gpudoctor.planner.remedy import python_exe
+
+    failed = _said(facts, "extension-kernel-no-image")
+    if not failed or not facts.driver.gpus:
+        return
+    ccs = sorted({cc for g in facts.driver.gpus if (cc := gpu_cc(g, ctx))}, key=lambda c: tuple(int(x) for x in c.split(".")))
+    if not ccs:
+        return
+    gpu = facts.driver.gpus[0].name or "this GPU"
+    archs = ";".join(ccs)
+    span = ""
+    target = ctx.matrix.cc_target(ccs[-1])
+    if target is not None and target.first_cuda:
+        span = f"a CUDA toolkit of {target.first_cuda} or newer compiles for compute capability {ccs[-1]}"
+    windows = (facts.platform.system or "").lower().startswith("win")
+    source = Placeholder("extension-source-folder")
+    cmds: list = [build_toolchain(facts)]
+    if span:
+        cmds.append(Cmd(("nvcc", "--version"), note=span))
+    cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
+    cmds.append(
+        Cmd(
+            (python_exe(facts), "-m", "pip", "install", "--no-build-isolation", "--force-reinstall", "--no-deps", source),
+            note="in the extension's source checkout (its setup.py), its old build folder removed first",
+        )
+    )
+    where = (
+        "in a Visual Studio developer shell (x64 Native Tools Command Prompt or Developer PowerShell for VS: the MSVC "
+        "compiler nvcc needs on Windows) with the environment that runs the program activated"
+        if windows
+        else "with the interpreter that runs the program"
+    )
+    yield Finding(
+        "framework-arch-unsupported",
+        Severity.ERROR,
+        "frameworks",
+        f"the project's compiled CUDA extension has no kernels for the {gpu} (compute capability {', '.join(ccs)})",
+        "The extension's own launch check printed 'no kernel image is available for execution on the device' (not "
+        f"PyTorch's error): its binary was compiled for other architectures than {', '.join(ccs)}, as a prebuilt "
+        "package, a build made on another machine or an arch list without it is. A driver, PyTorch or CUDA toolkit "
+        "installed afterwards does not change a binary already compiled; a build from source for this capability does.",
+        (ev("pasted", failed[0].line),),
+        Remediation(
+            f"Build the extension again from its source, {where}, with TORCH_CUDA_ARCH_LIST={archs} (the GPU's compute "
+            "capability; torch's extension builder compiles what it names) against the installed torch, after removing "
+            "the source folder's old build folder (objects left there would be linked again); then run the program "
+            "again." + (f" {span[0].upper() + span[1:]}: nvcc --version shows the toolkit the build uses." if span else ""),
+            tuple(cmds),
+            component="toolkit",
+        ),
+    )
+
+
 # The ops DeepSpeed's own Windows build turns off before it builds (build_win.bat @edaa7221) that older releases, which
 # abort on an incompatible op asked for, still try under DS_BUILD_OPS=1 (Windows' default): async_io needs libaio and gds
 # cuFile, neither of which exists for Windows, and sparse_attn a Triton there is none of.
