@@ -70,3 +70,16 @@ def test_in_tree_build_reads_only_extension_modules_outside_site_packages():
     assert in_tree_build("/home/u/.cache/torch_extensions/py310_cu121/x/x.so") is None
     assert in_tree_build("/opt/pytorch/torch/lib/libtorch_cpu.so") is None
     assert in_tree_build("flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so") is None
+
+
+def test_a_title_quoting_the_symbol_without_its_object_yields_to_the_traceback_line_with_it():
+    # torch-points3d/torch-points-kernels#54 and pytorch/TensorRT#1002 (plans19 case 1907): the title line repeats the
+    # traceback's `undefined symbol` without the object; the finding names the object the traceback printed.
+    for path in (
+        next(TESTS.glob("pasted/cases/torch-points-kernels-54-*/report.txt")),
+        next(TESTS.glob("blind/plans19/cases/1907-*/input.txt")),
+    ):
+        text = path.read_text()
+        report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("issue.txt", text)]), "pasted text")))
+        (finding,) = [f for f in report.findings if f.code == "extension-symbol-missing"]
+        assert finding.title.split(" needs ")[0] in ("points_cpu.so", "libtorchtrt.so")

@@ -441,6 +441,10 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
     errors = [e for e in facts.pasted.errors if getattr(e, "kind", None) == "undefined-symbol"]
     if not errors:
         return
+    # The same symbol named again with the object that needs it (an issue's title quotes the error without the path
+    # the traceback below prints): the line with the object speaks for both.
+    named = {e.get("symbol"): e for e in errors if e.get("object")}
+    errors = [e if e.get("object") else named.get(e.get("symbol"), e) for e in errors]
     # Imported here, past the test above, not at the top: a check without a pasted undefined symbol never builds
     # their classes (gpudoctor.checks imports this module on every check).
     from gpudoctor.extension_facts import Companion, ExtensionFacts
