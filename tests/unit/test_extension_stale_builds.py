@@ -83,3 +83,13 @@ def test_a_title_quoting_the_symbol_without_its_object_yields_to_the_traceback_l
         report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("issue.txt", text)]), "pasted text")))
         (finding,) = [f for f in report.findings if f.code == "extension-symbol-missing"]
         assert finding.title.split(" needs ")[0] in ("points_cpu.so", "libtorchtrt.so")
+
+
+def test_the_asks_name_the_package_folder_the_object_sits_in_under_site_packages():
+    # torch-points3d/torch-points-kernels#54 and pytorch/TensorRT#1002 (plans19 case 1907): site-packages/<package>/
+    from gpudoctor.pasted.ask import _site_package
+
+    assert _site_package("/e/lib/python3.9/site-packages/torch_tensorrt/lib/libtorchtrt.so") == "torch-tensorrt"
+    assert _site_package("/h/.local/lib/python3.8/site-packages/torch_points_kernels/points_cpu.so") == "torch-points-kernels"
+    assert _site_package("/e/lib/python3.10/site-packages/torch/lib/libc10.so") is None
+    assert _site_package("/venv/lib/python3.10/site-packages/exllamav2_ext.cpython-310-x86_64-linux-gnu.so") is None
