@@ -441,6 +441,10 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
     errors = [e for e in facts.pasted.errors if getattr(e, "kind", None) == "undefined-symbol"]
     if not errors:
         return
+    # The same symbol named again with the object that needs it (an issue's title quotes the error without the path
+    # the traceback below prints): the line with the object speaks for both.
+    named = {e.get("symbol"): e for e in errors if e.get("object")}
+    errors = [e if e.get("object") else named.get(e.get("symbol"), e) for e in errors]
     # Imported here, past the test above, not at the top: a check without a pasted undefined symbol never builds
     # their classes (gpudoctor.checks imports this module on every check).
     from gpudoctor.extension_facts import Companion, ExtensionFacts
@@ -500,6 +504,10 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
             rem = _unversioned_fix(facts, ctx, owner, torch)
         if rem is None and owner in _BUILDS_AGAINST_TORCH:
             rem = _rebuild_here(facts, ctx, owner, (companion.version if companion else dists.get(owner, "")), torch)
+        if rem is None and (cached := _JIT_CACHE.fullmatch(obj)):
+            rem = _clear_jit_cache(facts, cached.group("dir"), torch)
+        elif rem is None and (root := in_tree_build(obj)):
+            rem = _rebuild_in_tree(facts, obj, root, torch)
         abi = symbols.cxx11_abi(name)
         yield Finding(
             "extension-symbol-missing",
@@ -516,12 +524,91 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
                     else ". It is the image's own, built against the image's torch: another torch loaded."
                 )
                 if replaced is not None
-                else ". Install the build of it made for this torch, or rebuild it against this torch with --no-build-isolation."
+                else (
+                    ". It is a just-in-time build torch.utils.cpp_extension cached for an earlier torch."
+                    if _JIT_CACHE.fullmatch(obj)
+                    else ". Install the build of it made for this torch, or rebuild it against this torch with --no-build-isolation."
+                )
             ),
             (ev("pasted", e.line),),
             rem,
         )
         return
+
+
+# An extension torch.utils.cpp_extension.load built just in time: its build folder under TORCH_EXTENSIONS_DIR, by default
+# ~/.cache/torch_extensions/py<XY>_cu<ZZZ>/<name>/ (/tmp/torch_extensions/<name>/ before torch 1.10), keyed by the
+# extension's name, Python and CUDA, never torch's version (pytorch/pytorch torch/utils/cpp_extension.py
+# _get_build_directory; pytorch/pytorch#68905): after torch changes, the build made for the old torch loads again.
+_JIT_CACHE = LazyPattern(
+    r"(?P<dir>(?:~|/[^\s:'\"]{0,300}?)/torch_extensions(?:/py\d{2,3}_(?:cu\d{2,4}|cpu))?/[\w.-]{1,100})/[\w.-]{1,200}\.so"
+)
+
+
+def _clear_jit_cache(facts: Facts, folder: str, torch: str | None) -> Remediation:
+    """The stale just-in-time build removed: the program's next import builds it again against the torch installed now
+    (with the toolkit CUDA_HOME names, of torch's CUDA major). Only that extension's folder: the others in the cache
+    build again only when they fail too."""
+    cmds: list[Line] = [] if torch else [build_toolchain(facts)]
+    cmds.append(Cmd(("rm", "-rf", folder), note="only this extension's cached build"))
+    return Remediation(
+        f"Remove the cached just-in-time build {folder}: torch.utils.cpp_extension caches it by the extension's name, "
+        "Python and CUDA, not by torch's version, so the build made for an earlier torch loads again. Then run the "
+        "program again: its import builds the extension against the installed torch"
+        + (f" {torch}" if torch else "")
+        + " (minutes; it needs the CUDA toolkit of torch's CUDA major).",
+        tuple(cmds),
+        component="torch",
+    )
+
+
+# A compiled Python extension module (name.cpython-310-x86_64-linux-gnu.so, _C.abi3.so, name.so; not a libname.so
+# shared library) outside any site-packages: built in place in its source tree (pip install -e, setup.py develop,
+# build_ext --inplace), where the import finds it.
+_EXT_MODULE = LazyPattern(r"(?P<stem>(?!lib)[A-Za-z_]\w{0,100})(?:\.(?:cpython-\d{2,3}\w{0,4}-[\w-]{1,60}|abi3))?\.so")
+_NOT_A_TREE = LazyPattern(
+    r"(?:site|dist)-packages|/torch_extensions/|^/(?:usr|lib|lib64|opt/conda/lib|etc)/|/lib(?:64)?/|/stubs/|/torch/"
+)
+
+
+def in_tree_build(path: str) -> str | None:
+    """The source tree an in-place built extension module named in an error belongs to, or None: its folder, or the
+    one above where the module sits in a package of the tree (a private submodule, _C.abi3.so; a package folder named
+    as the checkout above it, kvcached/kvcached)."""
+    if not re.match(r"(?:~|/)", path) or _NOT_A_TREE.search(path):
+        return None
+    folder, name = posixpath.split(path)
+    m = _EXT_MODULE.fullmatch(name)
+    if not m or not folder or folder in ("/", "~"):
+        return None
+    above, pkg = posixpath.split(folder)
+    if above and above not in ("/", "~") and (m.group("stem").startswith("_") or posixpath.basename(above) == pkg):
+        return above
+    return folder
+
+
+def _rebuild_in_tree(facts: Facts, obj: str, root: str, torch: str | None) -> Remediation:
+    """The extension built again in its source tree against the torch the failing interpreter loads: the stale module
+    and the tree's build folder removed (setuptools skips a build whose output is newer than its sources, and links
+    the objects left in build/), then an editable install, which builds it in place again, where the import finds it."""
+    cmds: list[Line] = [] if torch else [build_toolchain(facts)]
+    cmds.append(Cmd(("rm", "-rf", obj, posixpath.join(root, "build")), note="the stale module and the old build's objects"))
+    cmds.append(pip(facts, "install", "--no-build-isolation", "--no-deps", "-e", root))
+    stem = (_EXT_MODULE.fullmatch(posixpath.basename(obj)) or {"stem": ""})["stem"]
+    folder = posixpath.dirname(obj)
+    module = f"{posixpath.basename(folder)}.{stem}" if folder != root else stem
+    if stem and re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?", module):
+        from gpudoctor.planner.remedy import python_exe
+
+        cmds.append(Cmd((python_exe(facts), "-c", f"import torch, {module}"), note="the rebuilt module loads"))
+    return Remediation(
+        f"Rebuild the extension in its source tree {root} (the folder with its setup.py; the one above if not) against "
+        "the installed torch" + (f" {torch}" if torch else "") + ", with the interpreter that failed: "
+        "--no-build-isolation compiles against that torch, not a fresh one, with the toolkit CUDA_HOME names (of "
+        "torch's CUDA major); -e builds it in place, where the import finds it.",
+        tuple(cmds),
+        component="torch",
+    )
 
 
 def _rebuild_checkout(facts: Facts, ctx: Context, name: str, checkout: str) -> Remediation:

@@ -641,7 +641,8 @@ def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Findi
         _conda_toolkit(facts, torch, nvcc)
         or Remediation(
             f"Build with a CUDA {torch.split('.')[0]}.x toolkit: install one and point CUDA_HOME (and PATH) at it, or "
-            f"install a PyTorch build for CUDA {nvcc}.",
+            f"install a PyTorch build of CUDA {nvcc.split('.')[0]}.x (torchvision and torchaudio "
+            "moved with it).",
             (),
             component="toolkit",
         ),
@@ -661,7 +662,7 @@ def _conda_toolkit(facts: Facts, torch: str, nvcc: str) -> Remediation | None:
     return Remediation(
         f"Install CUDA {torch}'s toolkit into the conda environment (PyTorch's own CUDA, so PyTorch stays), then, with "
         "the environment active, point the build at it before building: export CUDA_HOME=$CONDA_PREFIX and put "
-        f"$CONDA_PREFIX/bin first on PATH. Or instead install a PyTorch build for CUDA {nvcc}.",
+        f"$CONDA_PREFIX/bin first on PATH. Or instead install a PyTorch build of CUDA {nvcc.split('.')[0]}.x.",
         (Cmd(("conda", "install", "-c", f"nvidia/label/cuda-{torch}.0", "cuda-toolkit")),),
         component="toolkit",
     )

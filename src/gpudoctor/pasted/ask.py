@@ -1686,7 +1686,11 @@ def _extension_asks(facts: Facts, findings: list) -> list[Ask]:
 
     unfixed = tuple(dict.fromkeys(f.code for f in findings if f.code in _EXTENSION_CODES and f.remediation is None))
     if unfixed:
-        owners = [object_owner(e.get("object") or "") for e in facts.pasted.errors if e.kind == "undefined-symbol"]
+        owners = [
+            object_owner(obj := e.get("object") or "") or _site_package(obj)
+            for e in facts.pasted.errors
+            if e.kind == "undefined-symbol"
+        ]
     elif not any(f.code in _EXTENSION_CODES for f in findings):
         # Named in prose only ("xformers has not been installed properly"): asked where torch's version or its own
         # was not shown.
@@ -1712,6 +1716,18 @@ def _extension_asks(facts: Facts, findings: list) -> list[Ask]:
             unfixed,
         )
     ]
+
+
+# The package folder an object sits in under site-packages (site-packages/torch_tensorrt/lib/libtorchtrt.so):
+# the import name, which pip show takes as the distribution's (pip normalises _ to -). Not torch's own, nor NVIDIA's.
+_SITE_PACKAGE = re.compile(r"(?:site|dist)-packages/(?P<pkg>[A-Za-z_]\w{0,80})/")
+
+
+def _site_package(obj: str) -> str | None:
+    m = _SITE_PACKAGE.search(obj.replace("\\", "/"))
+    if m is None or m.group("pkg") in ("torch", "nvidia", "torchvision", "torchaudio"):
+        return None
+    return m.group("pkg").replace("_", "-")
 
 
 _IMPORTS_FRAMEWORK = re.compile(r"\bimport (?:[\w.]+(?: as \w+)?,\s*)*(torch|tensorflow|jax)\b|^(torch)\.")
