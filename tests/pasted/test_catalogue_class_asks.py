@@ -110,3 +110,27 @@ def test_a_dll_load_message_cut_at_the_end_of_a_traceback_is_read_as_the_load_fa
     # a line that only mentions the words mid-sentence is not the cut message
     snapshot, _, _, _ = _run("I saw ImportError: DLL load failed yesterday and it went away\n")
     assert "extension-dll-load-failed" not in _kinds(snapshot)
+
+
+def test_work_said_much_slower_under_wsl_is_no_clean_bill_and_asks_where_the_data_lives():
+    # plans19/1922 (onnxruntime-gpu in WSL 2 vs Windows), and microsoft/WSL#10787 (the description's sentence:
+    # https://github.com/microsoft/WSL/issues/10787)
+    wsl_10787 = (
+        "### WSL Version\n\n2.0.9.0\n\n### Are you using WSL 1 or WSL 2?\n\n- [X] WSL 2\n- [ ] WSL 1\n\n"
+        "### Kernel Version\n\nLinux version 5.15.133.1-microsoft-standard-WSL2\n\n"
+        "### Distro Version\n\nUbuntu 22.04.1 LTS\n\n"
+        "After conduct the comparison on the performance, I notice TensorFlow GPU performance on WSL2 lags behind "
+        "TensorFlow GPU and CPU performance on native Windows environments.\n"
+    )
+    for text in (_case("1922"), wsl_10787):
+        snapshot, codes, asks, _ = _run(text)
+        assert any("slow-said" in str(e) for e in snapshot["pasted"]["errors"])
+        assert "pasted-error-unexplained" in codes  # (no clean bill over the slowdown told)
+        df = next(a for a in asks if a.command.argv == ("df", "-h", "."))
+        assert "WSL" in df.command.note and "/mnt/c" in df.why
+
+
+def test_slowness_said_of_no_wsl_is_not_read_as_wsl_slowness():
+    snapshot, _, asks, _ = _run("Training with CUDA is slower than I expected on my RTX 3090 under Ubuntu.\n")
+    assert not any("slow-said" in str(e) for e in snapshot["pasted"]["errors"])
+    assert not any(a.command.argv == ("df", "-h", ".") for a in asks)

@@ -526,6 +526,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out += _distributed_cut_asks(facts)
     out += _module_file_asks(facts) if windows else []
     out += _catalogue_asks(facts)
+    out += _wsl_slowdown_asks(facts)
     out += _pip_typed_asks(facts, windows)
     out += _logged_container_asks(facts)
     out += _family_asks(facts, codes)
@@ -831,6 +832,22 @@ def _in_kernel(facts: Facts, py: str, asks: list[Ask]) -> list[Ask]:
 
 
 _IN_WSL = "in WSL"
+
+
+def _wsl_slowdown_asks(facts: Facts) -> list[Ask]:
+    """The reporter says the work runs much slower under WSL 2 than on the same machine's Windows (failure_lines'
+    slow-said): beside the framework's own asks (whether its GPU provider or device is in use at all), where the data is
+    read from. The Windows drives are mounted under /mnt over 9P, far slower for many small files than WSL's own ext4
+    (Microsoft's WSL documentation, "Comparing WSL versions": "cross-OS file system access" is slower in WSL 2; store
+    files in the Linux file system for speed), which no GPU answer shows."""
+    if not facts.platform.wsl or not any(e.get("form") == "slow-said" for e in facts.pasted.errors):
+        return []
+    return [
+        Ask(
+            Cmd(("df", "-h", "."), note="in WSL, in the folder the program reads its data from"),
+            "whether the data is on a Windows drive (/mnt/c, mounted over 9P: slow for many small files) or on WSL's own ext4",
+        )
+    ]
 
 
 def _placed_beside(facts: Facts, asks: list[Ask]) -> list[Ask]:
