@@ -40,8 +40,9 @@ class Message:
     # compute capability 8.0), given to its evidence beside the pattern's groups.
     values: tuple[tuple[str, str], ...] = ()
     # What the failure is about, where that is not the program's build: "device", the GPU's own state (its compute mode,
-    # the processes holding it): no framework's build, package list or interpreter decides anything of it
-    # (gpudoctor.pasted.ask leaves those asks out where every failure shown is such a message's).
+    # the processes holding it) or which GPUs the process is given (a device index it does not have): no framework's
+    # build, package list or interpreter decides anything of it (gpudoctor.pasted.ask leaves those asks out where every
+    # failure shown is such a message's, the message's own asks kept).
     subject: str = ""
 
 

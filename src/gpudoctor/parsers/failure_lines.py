@@ -228,6 +228,17 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
             re.IGNORECASE,
         ),
     ),
+    # the work much slower under WSL than on the same machine's Windows ("Onnxruntime in WSL with CUDA is much slower than
+    # windows", plans19/1922; "TensorFlow GPU performance on WSL2 lags behind ... native Windows", microsoft/WSL#10787):
+    # the GPU answers there, and what slows it (a CPU fallback, data read through /mnt, the paravirtualised GPU) is open
+    (
+        "slow-said",
+        LazyPattern(
+            r"\bWSL\s*2?\b[^.\n]{0,80}?\b(?:slow(?:er|est)\b|lags?\s+behind\b)"
+            r"|\bslow(?:er|est)\b[^.\n]{0,60}?\b(?:in|on|under|inside|with)\s+(?:the\s+)?WSL\b",
+            re.IGNORECASE,
+        ),
+    ),
 )
 # A GPU's counter that reads one value ("gpu usage is stuck at 0", "the GPU usage is always stuck on 0%"): a monitor's
 # reading, which a tool that cannot read the counter shows too (NVML under WSL 2 reports no utilisation: NVIDIA's CUDA
@@ -635,11 +646,12 @@ MEANS = {
     "fails-said": "the reporter says {c} fails",
     "cpu-said": "the reporter says {c} runs on the CPU, not the GPU",
     "error-said": "the reporter says {c} fails with an error the paste does not show",
+    "slow-said": "the reporter says {c} runs much slower under WSL than on Windows",
     "error-in-picture": "the reporter shows {c}'s error only as a picture",
     "error-introduced": "{c} failed with the error the reporter quotes, which no entry knows",
 }
 # The forms that are a reporter's words, not a line the program printed: the failing command's output is asked.
-SAID = frozenset({"hang-said", "nan-said", "fails-said", "cpu-said", "error-said", "error-in-picture"})
+SAID = frozenset({"hang-said", "nan-said", "fails-said", "cpu-said", "error-said", "error-in-picture", "slow-said"})
 # The forms any program prints (_PROGRAM_FORMS), whatever it names: no catalogue entry knows their line.
 PROGRAM_FORMS = frozenset({*(form for form, _ in _PROGRAM_FORMS), "memory-exhausted"})
 

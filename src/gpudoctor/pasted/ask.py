@@ -522,6 +522,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out += _distributed_cut_asks(facts)
     out += _module_file_asks(facts) if windows else []
     out += _catalogue_asks(facts)
+    out += _wsl_slowdown_asks(facts)
     out += _pip_typed_asks(facts, windows)
     out += _logged_container_asks(facts)
     out += _family_asks(facts, codes)
@@ -584,7 +585,11 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # A module named like the package imported in its place (catalogue.toml: python-parent-not-a-package) is decided
         # by where that name resolves from the launch directory; where it is every failure shown, the driver's and the
         # frameworks' questions decide nothing of it.
-        only = all(e.kind == "python-package-shadowed" for e in facts.pasted.errors if _is_failure(e, facts))
+        only = all(
+            e.kind in ("python-package-shadowed", "python-extension-no-init")
+            for e in facts.pasted.errors
+            if _is_failure(e, facts)
+        )
         out = shadowed + ([a for a in out if a in _catalogue_asks(facts)] if only else out)
     out += _variant_asks(facts)
     if _nccl_hang_only(facts):
@@ -596,7 +601,9 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # The GPU's own state refused the program (catalogue.toml's subject "device": error 46 under a compute mode or
         # another process): which GPU it was given and who holds it decide; the framework's build, its package list and
         # its interpreter's view decide nothing of it (reviewers: collect_env asked on "busy or unavailable").
-        out = [a for a in out if not _reads_build(a.command)]
+        # (a message's own probe stays: what the process's torch sees of the GPUs is the device's side, asked there)
+        own = _catalogue_asks(facts)
+        out = [a for a in out if not _reads_build(a.command) or a in own]
     if _installer_failures_only(facts):
         # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
         # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
@@ -605,6 +612,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         entries = [] if decided else _catalogue_asks(facts) + _pip_typed_asks(facts, windows)
         out = [a for a in out if a in entries]
     out = [_in_venv(facts, py, a) for a in out]
+    out = _in_kernel(facts, py, out)
     # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
     inside = {(a.command.argv[3:], a.command.pipe) for a in out if a.command.argv[:2] == ("docker", "exec")}
     out = [a for a in out if (a.command.argv, a.command.pipe) not in inside]
@@ -787,7 +795,50 @@ def _in_venv(facts: Facts, py: str, ask: Ask) -> Ask:
     )
 
 
+# Where a probe of the program's Python is typed when the program ran in a notebook the paste names and no cell line of
+# it was shown (its commands are then written for a shell, gpudoctor.planner.where.shell): the kernel's interpreter is
+# the one that ran the failing code, and a terminal's python3 (or a cell's `!python3`, a shell's PATH) may be another
+# (Jupyter's kernel spec names its own interpreter: jupyter/jupyter_client, kernelspec's argv). The code after -c, typed
+# as a cell, runs in the kernel itself and prints sys.executable where it asks it.
+_IN_KERNEL = "in a cell of the same notebook, the code after -c typed as Python: it runs in the kernel itself"
+
+
+def _in_kernel(facts: Facts, py: str, asks: list[Ask]) -> list[Ask]:
+    """The Python probes (`python3 -c CODE`, no arguments after it) placed in the notebook's kernel where the paste says the program ran in a
+    notebook (facts.NOTEBOOK_SAID) and the plan's lines are a shell's, not a cell's."""
+    from gpudoctor.facts import NOTEBOOK_SAID
+
+    if not any(c.get("cue") == NOTEBOOK_SAID for c in facts.pasted.cues) or where.shell(facts) == "cell":
+        return asks
+    return [
+        dataclasses.replace(a, command=dataclasses.replace(a.command, note=_IN_KERNEL))
+        if len(a.command.argv) == 3
+        and a.command.argv[:2] == (py, "-c")
+        and "sys.argv" not in str(a.command.argv[2])  # (code that reads its arguments is no cell's)
+        and not a.command.note
+        and not a.command.pipe
+        else a
+        for a in asks
+    ]
+
+
 _IN_WSL = "in WSL"
+
+
+def _wsl_slowdown_asks(facts: Facts) -> list[Ask]:
+    """The reporter says the work runs much slower under WSL 2 than on the same machine's Windows (failure_lines'
+    slow-said): beside the framework's own asks (whether its GPU provider or device is in use at all), where the data is
+    read from. The Windows drives are mounted under /mnt over 9P, far slower for many small files than WSL's own ext4
+    (Microsoft's WSL documentation, "Comparing WSL versions": "cross-OS file system access" is slower in WSL 2; store
+    files in the Linux file system for speed), which no GPU answer shows."""
+    if not facts.platform.wsl or not any(e.get("form") == "slow-said" for e in facts.pasted.errors):
+        return []
+    return [
+        Ask(
+            Cmd(("df", "-h", "."), note="in WSL, in the folder the program reads its data from"),
+            "whether the data is on a Windows drive (/mnt/c, mounted over 9P: slow for many small files) or on WSL's own ext4",
+        )
+    ]
 
 
 def _placed_beside(facts: Facts, asks: list[Ask]) -> list[Ask]:
@@ -1064,6 +1115,7 @@ def _is_failure(e: Any, facts: Facts) -> bool:
 # Where a name resolves, without running it: importlib.util.find_spec on a top-level name imports nothing (Python's
 # importlib.util docs), and `-c` puts the current directory first on sys.path, as the program's own start does.
 _ORIGIN = "import importlib.util, sys; print(importlib.util.find_spec(sys.argv[1]).origin)"
+_FIND_MODULE = "import imp, sys; print(imp.find_module(sys.argv[1]))"
 
 
 def _shadowed_package_asks(facts: Facts, windows: bool) -> list[Ask]:
@@ -1089,6 +1141,34 @@ def _shadowed_package_asks(facts: Facts, windows: bool) -> list[Ask]:
                 Ask(
                     Cmd(("ls", "-ld", f"{package}.py", package), note="in the directory the program is started from"),
                     f"whether a {package}.py or a {package} folder sits where Python searches first",
+                )
+            )
+    # A shared library imported as the compiled module of its name (catalogue.toml: python-extension-no-init-function):
+    # the file the name resolves to decides it. Python 2 (its "init<name>") has no importlib.util: imp.find_module
+    # answers there (it names the file and its kind; Python 2's import looks for NAME.so and NAMEmodule.so).
+    for e in facts.pasted.reported("python-extension-no-init"):
+        package = e.get("package")
+        if not package or any(package in a.why for a in asks):
+            continue
+        py2 = e.get("prefix") == "init"
+        probe = _FIND_MODULE if py2 else _ORIGIN
+        step = where.python_step(facts, "-c", probe, package)
+        if py2 and step.argv[:1] == ("python3",):  # (the usual name, none the paste showed: Python 2's is `python`)
+            step = dataclasses.replace(step, argv=("python", *step.argv[1:]))
+        origin = dataclasses.replace(step, note="in the directory the program is started from")
+        asks.append(
+            Ask(
+                origin,
+                f"which file Python imports as {package} there: a shared library that is not the module (a C library "
+                "named like it) is what shadows it",
+            )
+        )
+        if not windows:
+            files = (f"{package}.py", f"{package}.so", *((f"{package}module.so",) if py2 else ()))
+            asks.append(
+                Ask(
+                    Cmd(("ls", "-ld", *files), note="in the directory the program is started from"),
+                    f"whether a {package}.so sits beside (or instead of) the {package}.py Python should import",
                 )
             )
     return asks
