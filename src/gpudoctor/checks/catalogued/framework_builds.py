@@ -875,5 +875,5 @@ def check_ollama_library_override(facts: Facts, ctx: Context) -> Iterable[Findin
         "unknown value was ignored, which is why an upgrade shows it). The GPU, its driver and the container runtime "
         "are not at fault; unset, Ollama finds the GPU itself.",
         (ev("pasted", e.line),),
-        Remediation(fix, steps, component=component, **({"where": where} if where else {})),
+        Remediation(fix, steps, component=component, where=where or ""),
     )
