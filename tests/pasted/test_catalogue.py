@@ -712,7 +712,8 @@ def test_nvml_function_not_found_asks_for_the_driver_and_the_binding():
     text = (EXAMPLES / "gpustat-105-nvml-function-not-found.txt").read_text(encoding="utf-8")
     _, report, codes, asks = _run(text)
     assert set(codes) == {"pasted-error-unexplained"} and _all_argv(report) == []
-    assert "nvidia-smi" in asks and "python3 -m pip list | grep -i -E pynvml|nvidia-ml-py" in asks
+    # (in the environment the traceback's site-packages names, h266: the program's own interpreter)
+    assert "nvidia-smi" in asks and "~/gitProject/venv/siren/bin/python -m pip list | grep -i -E pynvml|nvidia-ml-py" in asks
 
 
 def test_a_device_handle_not_found_is_not_a_lost_gpu():

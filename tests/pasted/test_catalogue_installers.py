@@ -188,7 +188,8 @@ def test_a_user_site_install_is_no_failure_and_asks_what_lives_there():
     snapshot, codes, asks = _run("vscodium-flatpak-235")
     assert not codes
     assert "pip-user-install-said" in {e["kind"] for e in snapshot["pasted"]["errors"]}
-    assert (("python3", "-m", "pip", "list", "--user"), ()) in asks
+    # (the interpreter the paste shows, h266: pip's "Requirement already satisfied ... in SITE" names it)
+    assert (("/var/data/python/bin/python", "-m", "pip", "list", "--user"), ()) in asks
 
 
 def test_uv_syncs_lock_without_a_wheel_for_this_platform_is_asked_not_decided():

@@ -127,7 +127,8 @@ def test_faiss_cpu_without_the_error_is_a_cpu_machines_choice(tmp_path):
 def test_a_gpu_package_stated_without_a_listing_asks_for_its_siblings(tmp_path):
     doc = _check(tmp_path, _report("faiss-2892-pip-faiss-gpu-172-no-standardgpuresources-ask"))
     argvs = [a["argv"] for a in doc["pasted"]["ask_for"]]
-    assert ["python3", "-m", "pip", "show", "faiss-gpu", "faiss-gpu-cu12", "faiss-gpu-cu11", "faiss-cpu"] in argvs
+    # (the interpreter whose site pip's "Requirement already satisfied" line names, h266)
+    assert ["/opt/conda/bin/python", "-m", "pip", "show", "faiss-gpu", "faiss-gpu-cu12", "faiss-gpu-cu11", "faiss-cpu"] in argvs
 
 
 def test_a_whole_package_list_decides_without_asking(tmp_path):

@@ -34,7 +34,8 @@ def _check(path: Path) -> dict:
         # a Windows conda environment's ns-train, the NameError in the description and a traceback cut before it
         (
             "blind/plans17/cases/1746-nerfstudio-724-windows-miniconda-nerfacto-tcnn-not-defined-vanilla-nerf-trains-ask/input.txt",
-            "python",
+            # the environment's own interpreter, from its console-script launcher frame (h266)
+            "C:\\Users\\user\\miniconda3\\envs\\nerfstudio\\python.exe",
         ),
     ],
 )
