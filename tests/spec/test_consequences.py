@@ -202,16 +202,13 @@ KNOWN_ALTERNATIVES = (
 # 221 after h259 (3 more): its new pasted voxelnet-50 (TensorFlow 1.x refusing a newer cuDNN minor in a conda
 # environment) gets conda install cudnn=7.0, which the model cannot follow (conda not shown, no package model of the
 # environment), and its finding is judged on the pasted error text alone.
-# 222 after h265: pasted pytorch-49325's step, deferred before, now installs torch's cu102 build with the bare
-# `python` of a report that shows no interpreter path: whether that is the environment's interpreter, the model cannot
-# follow (the same unmodelled reason as every plan on such a report; nothing to model until the paste shows it).
-# 223 after h270: its new pasted triplanegaussian-3 (a project's own CUDA extension without the named RTX 3090's
+# 222 after h270: its new pasted triplanegaussian-3 (a project's own CUDA extension without the named RTX 3090's
 # architecture) gets a rebuild of the extension from its source for 8.6, judged on the pasted error text alone (the
-# model has no extension binaries to follow). 228 after h271 (5 more, both from its two new pasted cases):
+# model has no extension binaries to follow). 227 after h271 (5 more, both from its two new pasted cases):
 # stylegan2-pytorch-5's stale just-in-time build and maskrcnn-benchmark-421's in-tree module are removed with rm -rf
 # (no model of rm: the snapshot holds no such files), maskrcnn-benchmark-421's editable rebuild runs with the bare
 # python3 of a report that shows no interpreter path, and each finding is judged on the pasted error text alone.
-UNMODELLED_AT_MOST = 228
+UNMODELLED_AT_MOST = 227
 
 
 def _violations(case: str):
@@ -821,13 +818,11 @@ def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_p
 # step to the distribution the paste does not show.
 # 33 since Ubuntu is read from a package's version: pasted verba-72's GCC line (9.4.0-1ubuntu1~20.04.2) names Ubuntu
 # 20.04, so its driver step is printed (`ubuntu-drivers install`) instead of deferring to /etc/os-release.
-# 32 after h265: pasted pytorch-49325's +cpu torch 1.7.1 names its own CUDA build (planner.plan.named_build: the
-# release's newest build of the CUDA 10 toolkit shown, cu102), so its step reads nvidia-smi and installs it.
-# 33 after h269: its new pasted ccminer-149 (the loader's libcudart.so.9.0 missing, nothing else shown) defers the
-# libraries' step to the commands that find them, as every such paste does; 32 after h270: pasted pytorch-31319's
+# 34 after h269: its new pasted ccminer-149 (the loader's libcudart.so.9.0 missing, nothing else shown) defers the
+# libraries' step to the commands that find them, as every such paste does; 33 after h270: pasted pytorch-31319's
 # K40c (named in its prose) is below every PyTorch build in the matrix, so its step names the CPU or another GPU (the
 # K80 beside it) and defers to no read (in KNOWN, as a hardware step).
-UNDECIDED = 32
+UNDECIDED = 33
 
 
 def test_the_steps_that_defer_are_counted():

@@ -215,7 +215,7 @@ def plan_remediation(
     no driver (planner.plan.Options.target)."""
     from gpudoctor.planner.machine import target_gaps
     from gpudoctor.planner.model import TITLES
-    from gpudoctor.planner.plan import build_floor, driver_unseen, named_build  # local: install.plan imports the checks
+    from gpudoctor.planner.plan import PICKERS, driver_unseen  # local: install.plan imports the checks
 
     title = TITLES[framework]
     if image_build(installed):
@@ -228,17 +228,10 @@ def plan_remediation(
         )
     plan, how = framework_plan(facts, ctx, framework, version if version is not None else installed, options=options)
     if plan is None:
-        # A pasted report's reader has no gpudoctor on that machine (blind-set reviews, plans13 1333, plans18 1865:
-        # "points to a `gpudoctor install` the reporter does not have"): there the header's value is what decides.
-        then = (
-            "the newest build that driver runs is the one to install"
-            if facts.pasted.partial
-            else f"`gpudoctor install {framework} --cuda <that version>` then installs the newest build it runs"
-        )
         return Remediation(
             f"{why} No NVIDIA GPU or driver was seen here, and nothing in the environment names a CUDA build, so no "
             f"{title} CUDA build can be chosen without guessing: nvidia-smi decides it (the CUDA Version in its header; "
-            f"{then}).",
+            f"`gpudoctor install {framework} --cuda <that version>` then installs the newest build it runs).",
             (),
             component=framework,
         )
@@ -270,7 +263,7 @@ def plan_remediation(
     else:
         said += f"{build.label} fits this machine: "
     said += _move(plan, installed) + "." + _keras_note(framework, installed, plan)
-    because = named_build(ctx.matrix, plan.machine, facts, framework) if target_gaps(plan.machine) else None
+    because = PICKERS[framework].evidence(plan.machine, facts) if target_gaps(plan.machine) else None
     unseen = driver_unseen(ctx.matrix, plan.machine, build, because[1] if because else None)
     if unseen:
         # A GPU without a driver version: the choice is the least demanding build, and the driver it needs is said.
@@ -278,13 +271,6 @@ def plan_remediation(
     if how != "kept" and plan.upgrade:
         said += " Instead: " + "; ".join(plan.upgrade) + "."
     commands = _step_commands(facts, plan)
-    if unseen and because and commands:
-        # A build the environment named, with no driver seen: the driver's CUDA is read before the install, the one
-        # fact that decides whether this build runs here (issue 27: ask for exactly that value, never assume it).
-        lowest = build_floor(ctx.matrix, plan.machine, build.cuda)[0]
-        need = f"its Driver Version must be {lowest} or newer" if lowest else f"its CUDA Version must be {build.cuda} or newer"
-        smi = Cmd(("nvidia-smi",), note=f"read-only: {need} for the install below")
-        commands = (smi, *commands)
     if framework == "torch":
         commands, dropped = old_major_wheels_dropped(facts, ctx, build, commands)
         if dropped:

@@ -366,7 +366,6 @@ def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[F
     )
     dlls = (*_ORT_CUDA_DLLS[cuda], f"cudnn64_{cudnn}.dll")
     where = Cmd(("where.exe", *dlls), note=f"the CUDA {cuda} and cuDNN {cudnn} DLLs PATH finds")
-    wheels = None if back else _ort_wheels_route(facts, nuget, cuda, cudnn, where)
     yield Finding(
         "framework-cuda-libs-missing",
         Severity.ERROR,
@@ -394,19 +393,6 @@ def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[F
                 "(a new terminal or IDE sees them): where.exe shows which of its DLLs PATH finds."
             )
             if back and build is not None
-            else f"See which of the DLLs {who} loads are on PATH (where.exe); where they are missing, install NVIDIA's "
-            + (
-                f"wheel of cuDNN {cudnn} (the CUDA {cuda} toolkit stated serves the rest)"
-                if cuda in _cuda_majors_said(facts)
-                else f"wheels of CUDA {cuda}'s runtime, cuBLAS and cuFFT and of cuDNN {cudnn}"
-            )
-            + ", with the Python that runs onnxruntime (no toolkit, no root), and put their bin folders first on PATH in "
-            "the shell that starts the program; start it again from there (a terminal or an IDE opened before the "
-            "change does not see it)."
-            + keep_path(facts, windows=True)
-            + f" Or install {_ort_installs(cuda, cudnn)}, with cuDNN's bin folder on PATH; or move to the {package} "
-            "release built for the CUDA and cuDNN installed."
-            if wheels
             else f"See which of the DLLs {who} loads are on PATH; install what is missing: {_ort_installs(cuda, cudnn)}. "
             f"Then put cuDNN's bin folder first on PATH in the shell that starts the program, and start it again from "
             f"there (a terminal or an IDE such as Visual Studio opened before the change does not see it)."
@@ -414,53 +400,10 @@ def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[F
             + f" Or move to the {package} release built for the CUDA and cuDNN installed.",
             (_pip(facts, "install", f"{package}=={back}"), where)
             if back
-            else wheels
-            if wheels
             else (where, PrependPath("PATH", (Placeholder("cudnn-folder"), "\\bin"), note=f"cuDNN {cudnn}'s DLLs first")),
             component="environment",
         ),
     )
-
-
-# NVIDIA's wheels that hold the DLLs onnxruntime's CUDA provider loads on Windows, for a CUDA 11 build: the CUDA runtime,
-# cuBLAS (with cuBLASLt), cuFFT and cuDNN 8 (onnxruntime/__init__.py @014833fc, microsoft/onnxruntime: its Windows list
-# "cublas", "cublasLt", "cudnn", "cudart", "cufft"), each wheel's DLLs in nvidia/<name>/bin (nvidia-cuda-runtime-cu11
-# 11.8.89's win_amd64 wheel: nvidia/cuda_runtime/bin/cudart64_110.dll). Each resolves for CPython 3.10 on win_amd64
-# (pip install --dry-run --no-deps --only-binary=:all:, 2026-11-30: nvidia-cuda-runtime-cu11 11.8.89, nvidia-cublas-cu11
-# 11.11.3.6, nvidia-cufft-cu11 10.9.0.58, nvidia-cudnn-cu11 8.9.5.29).
-_ORT_CU11_WHEELS = (
-    ("cuda_runtime", "nvidia-cuda-runtime-cu11"),
-    ("cublas", "nvidia-cublas-cu11"),
-    ("cufft", "nvidia-cufft-cu11"),
-    ("cudnn", _CUDNN_CU11[8]),
-)
-
-
-def _ort_wheels_route(facts: Facts, nuget: bool, cuda: int, cudnn: int, where: Cmd) -> tuple | None:
-    """The Python package's own route to the DLLs a CUDA 11 build loads (issue 27 kind 9: the fix was a cuDNN folder to
-    fill in, plans7 616, plans17 1749): NVIDIA's cu11 wheels, with the Python that runs onnxruntime, and each wheel's bin
-    folder first on PATH in the shell that starts the program; where.exe first, which shows what PATH already holds.
-    A CUDA 11 build's DLLs (cudart64_110.dll, cublas64_11.dll) come only from a CUDA 11 toolkit or these wheels, and
-    CUDA 11.8 is the last CUDA 11: a machine set up for CUDA 12 lacks them. A CUDA 12 build's error 126 beside a
-    CUDA 12 and cuDNN 9 install is more often a folder off PATH or the MSVC runtime (its own warning names both): the
-    asks decide it there (plans4 310, plans7 622), so no install is printed. None too for the NuGet package and a
-    program with no Python (C#, C++)."""
-    from gpudoctor.cmdline import Output, PrependPath
-    from gpudoctor.facts import NO_PYTHON
-    from gpudoctor.planner.remedy import python_exe
-
-    if nuget or (cuda, cudnn) != (11, 8) or any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):
-        return None
-    exe = "python" if python_exe(facts) == "python3" else python_exe(facts)
-    # A CUDA 11 the text states installed (its toolkit's bin on PATH, CUDA_PATH set) serves the CUDA DLLs: cuDNN 8 alone
-    # is what no toolkit ships (plans17 1749: "using cuda 11.8").
-    wheels = _ORT_CU11_WHEELS[-1:] if cuda in _cuda_majors_said(facts) else _ORT_CU11_WHEELS
-
-    def bin_of(folder: str) -> PrependPath:
-        out = Output((exe, "-c", f"import nvidia.{folder} as m; print(*m.__path__)"), site_dir=f"nvidia/{folder}")
-        return PrependPath("PATH", (out, "\\bin"), note=f"the {folder} wheel's bin folder first on PATH")
-
-    return (where, _pip(facts, "install", *(w for _, w in wheels)), *(bin_of(f) for f, _ in wheels))
 
 
 # The release of each CUDA and cuDNN major that a build of that major loads from PATH, named where the provider's DLLs

@@ -170,19 +170,6 @@ def _lowest_driver(pick: ModuleType, matrix, machine: Machine, groups, judge, ig
     return chosen, row, newer_or_same
 
 
-def named_build(matrix, machine: Machine, facts: Facts, framework: str) -> tuple[str, str] | None:
-    """(variant, why) where neither a GPU nor a driver was seen and what the environment shows names the CUDA build
-    to install (the picker's `evidence`; for a CPU-only torch, the default wheel of its pinned CPU-index install, or
-    its release's newest CUDA build); None where nothing does (then no build is guessed: TargetNeeded). One answer
-    for the search and for the words of the plan (checks.frameworks.plan_remediation)."""
-    if machine.cpu:
-        return None
-    found = PICKERS[framework].evidence(machine, facts)
-    if found is None and framework == "torch":
-        found = _default_wheel_of_cpu_torch(matrix, machine, facts) or _cuda_build_of_cpu_torch(matrix, machine, facts)
-    return found
-
-
 def _default_wheel_of_cpu_torch(matrix, machine: Machine, facts: Facts) -> tuple[str, str] | None:
     """(variant, why) where the text shows a pip or uv command install this CPU build, pinned, from PyTorch's CPU
     index on Linux x86_64, and no driver was seen: the same release's default wheel (the package index's Linux
@@ -201,43 +188,6 @@ def _default_wheel_of_cpu_torch(matrix, machine: Machine, facts: Facts) -> tuple
     if rel is None or not rel.pypi_default.startswith("cu"):
         return None
     return rel.pypi_default, f"torch {public}'s Linux wheel on the default package index is its {rel.pypi_default} build"
-
-
-def _cuda_build_of_cpu_torch(matrix, machine: Machine, facts: Facts) -> tuple[str, str] | None:
-    """(variant, why) where the installed torch is a CPU-only build (its +cpu tag) of a release the matrix knows, on
-    Linux x86_64 or Windows, and neither a GPU nor a driver was seen: the same release's newest stable CUDA build
-    (issue 27, kind 9: the reviewers' "the install only in prose" on a +cpu torch, plans4 317 and plans13 1333). The
-    release is the reporter's; the newest CUDA build is the one with kernels for the most GPUs, and the driver it
-    needs is said with the plan and read first (driver_unseen; planner.checks' step puts nvidia-smi before the
-    install), so no driver is assumed: where nvidia-smi shows an older one, that driver is what to change, or an older
-    CUDA build of the release (said in the summary). A CPU torch whose release the text does not show still guesses
-    no build (TargetNeeded): nvidia-smi and the version are asked."""
-    installed = machine.installed.get("torch", "")
-    public, _, local = installed.partition("+")
-    if local.lower() != "cpu" or machine.arch.lower() not in _X86 or machine.os not in ("linux", "windows"):
-        return None
-    rel = matrix.torch_release(public)
-    if rel is None:
-        return None
-    cuda = [v for v in rel.variants.values() if v.tag.startswith("cu") and v.status != "experimental"]
-    # A toolkit shown (nvcc) keeps the build to its CUDA major: CUDA extensions build only with an nvcc of torch's
-    # major (toolkit-torch-major-mismatch); where the release has no build of that major, nothing is chosen.
-    tks = facts.toolkits
-    nvcc = tks.nvcc_on_path_version if tks is not None else None
-    shown = [nvcc] if nvcc else [tk.version for tk in (tks.toolkits if tks is not None else ()) if tk.version]
-    majors = {vkey(v)[:1] for v in shown}
-    if majors:
-        cuda = [v for v in cuda if vkey(v.cuda)[:1] in majors]
-    if not cuda:
-        return None
-    newest = max(cuda, key=lambda v: vkey(v.cuda))
-    oldest = min(cuda, key=lambda v: vkey(v.cuda))
-    older = f" (on an older driver, its {oldest.tag} build)" if oldest.tag != newest.tag else ""
-    of = f" for the CUDA {'/'.join(sorted(str(m[0]) for m in majors))} toolkit shown" if majors else ""
-    return (
-        newest.tag,
-        f"torch {installed} is a CPU-only build of {rel.version}, whose newest CUDA build{of} is {newest.tag}{older}",
-    )
 
 
 def driver_unseen(matrix, plan_machine: Machine, build, because: str | None = None) -> str | None:
@@ -561,7 +511,9 @@ class _Search:
         gaps = target_gaps(self.machine)
         # With neither a GPU nor a driver seen, the environment itself may name its build (a companion built for
         # +cu121 beside a CPU torch, conda's pytorch-cuda): that build, not a guess (issue 27, kind 9).
-        self.evidence = named_build(self.matrix, self.machine, facts, framework) if gaps and not options.target else None
+        self.evidence = self.pick.evidence(self.machine, facts) if gaps and not options.target and not self.machine.cpu else None
+        if gaps and not options.target and not self.machine.cpu and self.evidence is None and framework == "torch":
+            self.evidence = _default_wheel_of_cpu_torch(self.matrix, self.machine, facts)
         if gaps and not options.target and self.evidence is None:
             raise TargetNeeded(framework, gaps)
         self.judged: dict = {}
