@@ -249,6 +249,21 @@ def test_the_bench_block_records_one_run_with_the_load_at_the_time():
     assert any(label.startswith("`gpudoctor check`") for label in bench_medians())
 
 
+BUSY_BLOCK = re.compile(
+    r"<!-- check_speed results under load: begin -->\n(.*?)<!-- check_speed results under load: end -->", re.DOTALL
+)
+
+
+def test_the_under_load_block_says_how_the_load_was_made():
+    """Issue 31's ratio is judged under load: the block is the script's --busy run, which anyone can make again,
+    and it says the load it ran at and divides each check by `python -c pass` of the same rounds."""
+    blocks = BUSY_BLOCK.findall(BENCH_README.read_text(encoding="utf-8"))
+    assert len(blocks) == 1, "bench/README.md holds one under-load block (bench/check_speed.py --busy N --update)"
+    assert re.search(r"`bench/check_speed\.py --runs \d+ --busy [1-9]\d*`", blocks[0])
+    assert re.search(r"Load average \(1, 5, 15 min\) [\d.]+ [\d.]+ [\d.]+ before the run", blocks[0])
+    assert "| x pass |" in blocks[0] and "`gpudoctor check`" in blocks[0]
+
+
 def test_speed_claims_in_the_docs_are_the_benchmarks_figures():
     """A time in seconds in a paragraph about `gpudoctor check` that cites bench/README.md is a `gpudoctor check`
     median there (a paragraph cannot cite the benchmark for a figure it does not hold)."""
