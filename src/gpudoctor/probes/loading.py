@@ -249,18 +249,21 @@ def _cudnn_subs(
     obj = _read(host, shim.path, [])
     if obj is None:
         return env
+    added = False
     for path in [posixpath.dirname(shim.path), *expand(obj.runpath or obj.rpath, posixpath.dirname(obj.path))]:
         if path not in listed:
             d = lib_dir(host, path, "searched")
             if d is not None:
                 listed[path] = d
-    env = LoaderEnv(
-        env.ld_library_path,
-        env.ldconfig,
-        {p: frozenset(d.names) for p, d in listed.items()},
-        env.default_dirs,
-        env.preload,
-    )
+                added = True
+    if added:  # the loader's view gains the shim's folders; with none new, the one it has is already this one
+        env = LoaderEnv(
+            env.ld_library_path,
+            env.ldconfig,
+            {p: frozenset(d.names) for p, d in listed.items()},
+            env.default_dirs,
+            env.preload,
+        )
     loader = next((o for o in objs if o.path == shim.needed_by), None)
     shim_chain = (loader, *chain) if loader is not None else chain
     names = {n for d in listed.values() for n in d.names} | set(offered)
