@@ -82,3 +82,21 @@ def test_a_python_modules_missing_runtime_keeps_the_frameworks_remedy(tmp_path: 
     commands = [c for s in steps for c in s["commands"]]
     assert not any(c.get("argv", [])[-3:] == ["-not", "-path", "/proc/*"] for c in commands)
     assert not any((c.get("parts") or [{}])[0].get("output_of", [""])[0] == "sh" for c in commands)
+
+
+# --- a driver's version at the end of a sentence ----------------------------------------------------------------------
+
+
+def test_a_driver_version_before_a_full_stop_is_read():
+    # NVIDIA/cutlass#2866: "my CUDA driver is 570.133.20." (the full stop no part of the version)
+    doc = check(blind_case("plans19/cases/1904"))
+    assert doc["facts"]["driver"]["nvml_driver_version"] == "570.133.20"
+    assert "at least 580.65.06" in _summary(doc, "toolkit-newer-than-driver")  # R580: CUDA 13.0's minimum
+
+
+def test_a_version_that_goes_on_after_its_dot_is_not_cut_short(tmp_path: Path):
+    # the quiet twin: "driver 535.1x" is no version, and a dot followed by more is part of the number
+    from gpudoctor.parsers.error_texts import _DRIVER_PROSE
+
+    assert _DRIVER_PROSE.search("the driver 535.1x") is None
+    assert _DRIVER_PROSE.search("gpu driver 525.85.12, cuda 12.0").group("version") == "525.85.12"
