@@ -284,7 +284,21 @@ def test_min_driver_for_cuda(m: Matrix) -> None:
     # NVIDIA's table prints 520.06, a misprint of the 522.06 driver the 11.8 installer ships.
     assert m.min_driver_for_cuda("11.8", "windows") == "522.06"
     assert m.min_driver_for_cuda("13.4") is None  # unknown (third-party notes disagree)
-    assert m.min_driver_for_cuda("7.5") is None  # not in the matrix
+    assert m.min_driver_for_cuda("7.5") == "352.31"  # the table as the CUDA 11.0 edition printed it
+    assert m.min_driver_for_cuda("6.5") is None  # not in the matrix
+
+
+def test_next_driver_floor_is_the_least_driver_serving_a_release_this_one_does_not(m: Matrix) -> None:
+    # before minor-version compatibility every release counts (CUDA 8.0 GA2 asked 375.26 of a 367 driver)
+    assert (m.next_driver_floor("352.99").release, m.next_driver_floor("352.99").linux) == ("8.0.44", "367.48")
+    assert m.next_driver_floor("367.57").linux == "375.26"
+    assert m.next_driver_floor("340.93").linux == "346.46"
+    # from CUDA 11 on a driver at its major's compatibility floor runs every minor: the next major's release
+    assert (m.next_driver_floor("515.65.01").cuda, m.next_driver_floor("515.65.01").linux) == ("12.0", "525.60.13")
+    assert m.next_driver_floor("525.125.06").cuda == "13.0"
+    assert m.next_driver_floor("425.31", "windows").windows == "441.22"
+    assert m.next_driver_floor("580.82.07") is None  # serves every release listed
+    assert m.next_driver_floor("") is None and m.next_driver_floor("n/a") is None
 
 
 def test_minor_compat_floors(m: Matrix) -> None:

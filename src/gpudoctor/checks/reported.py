@@ -374,7 +374,8 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     supports = f" (it supports CUDA up to {up_to})" if up_to else ""
     who = ", ".join(_TITLES.get(f, f) for f in sorted(frameworks)) if frameworks else "the program"
     upgrade = Remediation(
-        "Upgrade the NVIDIA driver to one that supports the CUDA of the build"
+        "Upgrade the NVIDIA driver to "
+        + (_driver_floor(facts, ctx) or "one that supports the CUDA of the build")
         + (", then reboot" if (install := driver_install_and_reboot(facts, None, ctx)) else f" {_DRIVER_FROM}")
         + (f"; or install a build for CUDA <= {up_to}" if up_to else "")
         + ".",
@@ -395,6 +396,26 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "upgrade the driver, or use a build made for the CUDA this driver supports.",
         tuple(ev("pasted", e.line) for e in said[:2]),
         upgrade,
+    )
+
+
+def _driver_floor(facts: Facts, ctx: Context) -> str:
+    """The least driver the upgrade must reach ("" where unknown), where the driver's version is shown and the build's CUDA is not: the
+    toolkit driver of the first CUDA release this driver does not serve (NVIDIA's CUDA release notes, Table 3,
+    compat_matrix/cuda_driver.toml; matrix.next_driver_floor). A build for a CUDA past that release needs its own
+    release's minimum, which the newest driver for the GPU meets. Threads: apache/mxnet#3486 (352.99; CUDA 8.0 needs
+    367.48, and the 367.44 tried was still below it: tests/blind/plans19/cases/1961-*), NVIDIA/nvidia-docker#414
+    (367.57 under a CUDA 8.0 GA2 image: 375.26, tests/blind/plans12/cases/1224-*)."""
+    from gpudoctor.checks.toolkit import os_name
+
+    d = facts.driver
+    row = ctx.matrix.next_driver_floor(d.version, os_name(facts)) if d.version else None
+    if row is None:
+        return ""
+    floor = row.driver(os_name(facts))
+    return (
+        f"at least {floor} (CUDA {row.label}'s minimum, the first CUDA release driver {d.version} does not serve; a "
+        "build for a newer CUDA needs its own CUDA's minimum, which the newest driver for this GPU meets)"
     )
 
 
@@ -1045,6 +1066,61 @@ def _shown_lib_dir(facts: Facts, missing: list[str]) -> Remediation | None:
     )
 
 
+# The CUDA major of a runtime library's soname from CUDA 11 on, also as a title writes it (libcudart.so.11.0: 11).
+_MAJOR_OF_SONAME = LazyPattern(r"^lib(?:cudart|nvrtc|cublas|cublasLt|nvJitLink)\.so\.(?P<major>1[1-9])(?:\.0)?$")
+
+# The directory of the first copy of a library ($1) on the machine; nothing, and a failure, where there is none (so
+# that the export that takes it adds nothing). find's own status is not read: it is 1 after any unreadable directory.
+_FIRST_COPY_DIR = 'f=$(find / -name "$1" -not -path "/proc/*" -print -quit 2>/dev/null); [ -n "$f" ] && dirname "$f"'
+
+
+def _native_program_lib_dir(facts: Facts, missing: list[str], frameworks: set[str]) -> Remediation | None:
+    """The loader's own message at a program's start, "error while loading shared libraries: libcudart.so.11.0" (glibc's
+    ld.so, before main: the form only an executable linked against the library prints; a Python module's dlopen says
+    "cannot open shared object file" inside an ImportError instead), for a CUDA runtime library with no framework
+    named: a native CUDA program (a miner, a course's CUDA program, a compiled client) built against a toolkit that is
+    installed where the loader does not search, or not at all. No wheel or framework extra is the fix: the directory
+    holding the library goes first on LD_LIBRARY_PATH, after the look that finds it (no -xdev: a cluster's /opt, where
+    an HPC SDK or a module tree keeps its toolkits, is often another file system), then ldd shows it resolved.
+    Threads: KlausT/ccminer#149 (libcudart.so.9.0, fixed by LD_LIBRARY_PATH=/usr/local/cuda/lib64, tests/pasted/cases/
+    ccminer-149-*), tonyyxliu/CUHKSZ-CSC4005#69 (libcudart.so.11.0 of an NVHPC SDK, tests/blind/plans19/cases/1967-*)."""
+    from gpudoctor.cmdline import Cmd, Output, Placeholder
+    from gpudoctor.planner.cluster import cluster_node
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir
+
+    started = {e.get("soname") for e in _said(facts, "library-missing") if "error while loading shared libraries" in e.line}
+    if frameworks or not missing or not set(missing) <= started:
+        return None
+    first = sorted(missing)[0]
+    stem = first.split(".so", 1)[0]
+    toolkit = _TOOLKIT_SONAME.search(first)
+    major = _MAJOR_OF_SONAME.match(first)
+    of = f"CUDA {toolkit.group('cuda')}'s" if toolkit else f"a CUDA {major.group('major')}.x" if major else "the CUDA"
+    return Remediation(
+        f"The loader's message at the program's start: it is a native program linked against {first}, the runtime of "
+        f"{of} toolkit, and the loader does not find that library. Find where the toolkit (or an HPC SDK) keeps it, put "
+        "that directory first on LD_LIBRARY_PATH, exported, in the shell or job script that starts the program, and "
+        f"check with ldd that it resolves. Only where find prints nothing is {of} toolkit absent: then install it, or "
+        "use a build of the program made for the CUDA that is installed"
+        + ("; on a cluster the site's module for that toolkit (`module avail`, `module load`) sets the variable" if cluster_node(facts) else "")
+        + "."
+        + keep_path(facts),
+        kept(
+            facts,
+            (
+                Cmd(("find", "/", "-name", f"{first}*", "-not", "-path", "/proc/*"), note="the copies there are"),
+                library_dir(
+                    facts,
+                    (Output(("sh", "-c", _FIRST_COPY_DIR, "sh", first)),),
+                    note="the first copy's directory; with several, the one of the toolkit the program was built with",
+                ),
+                Cmd(("ldd", Placeholder("program")), pipe=("grep", "-E", f"{stem}|not found"), note=f"{first} => that directory"),
+            ),
+        ),
+        component="environment",
+    )
+
+
 # Where NVIDIA's cuDNN install guide (tar archive: "sudo cp cuda/lib64/libcudnn* /usr/local/cuda/lib64") puts cuDNN.
 _CUDNN_ARCHIVE_DIR = "/usr/local/cuda/lib64"
 
@@ -1108,6 +1184,7 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             shown_library_dir(facts, others, "environment")
             or _toolkit_lib_dir(facts, others)
             or _shown_lib_dir(facts, others)
+            or _native_program_lib_dir(facts, others, frameworks)
             or Remediation(
                 "Install the CUDA libraries of the framework's CUDA version where it loads them (for pip installs, the "
                 "framework's CUDA extra installs NVIDIA's wheels), or add their directory to LD_LIBRARY_PATH.",

@@ -297,6 +297,25 @@ class Matrix:
                 best = b.cuda
         return best
 
+    def next_driver_floor(self, driver: str, os: str = "linux") -> CudaRelease | None:
+        """The release whose toolkit driver is the lowest one above ``driver``: the least driver that serves a CUDA
+        release this one does not ("352.99" -> 8.0 GA1, 367.48; "367.57" -> 8.0 GA2, 375.26). What a program built
+        for a newer CUDA than ``driver`` serves needs at the least, where the build's CUDA is not known. A release of a
+        major whose minor-version-compatibility floor ``driver`` meets is served already (CUDA 11 on: every toolkit of
+        the major runs there, cuda_driver.toml minor_compat), so "525.125.06" -> 13.0 GA. None for a driver that every
+        release listed is served by (or no version)."""
+        try:
+            version_parts(driver)
+        except ValueError:
+            return None
+
+        def served(r: CudaRelease) -> bool:
+            floor = self.minor_compat_floor(int(version_parts(r.cuda)[0]), os)
+            return _ge(driver, r.driver(os) or "") or (floor is not None and _ge(driver, floor))
+
+        above = [r for r in self.cuda_releases if not r.prerelease and r.driver(os) and not served(r)]
+        return min(above, key=lambda r: (version_key(r.driver(os)), version_key(r.release)), default=None)
+
     def driver_supports_cuda(self, driver: str, cuda: str, os: str = "linux") -> Verdict:
         """Whether ``driver`` runs a CUDA ``cuda`` runtime on ``os``, fully or by minor-version compat."""
         from gpudoctor.matrix.records import Verdict

@@ -586,8 +586,9 @@ _DRIVER_PROSE = _Lazy(
     r"(?i:(?<![\w-])(?:(?:nvidia|geforce|quadro|gpu)[ \t]+)?drivers?(?:'s)?"
     r"(?:[ \t]*(?:\bversion\b|\bis\b|\bwas\b|\bto\b|\bnow\b|\bcurrently\b|:|==?)){0,3}[ \t]*[vr]?)"
     r"(?P<version>\d{3}(?:\.\d{2,3}(?:\.\d{2,3})?)?)(?P<x>\.[xX*]{1,2})?"
-    # (nor one of several tried: "change the driver version to 451 or 426")
-    r"(?![\w%.\-+]|[ \t]*(?i:MB|MiB|GB|GiB|W|MHz|or[ \t]+(?:later|newer|higher|above|greater)|and[ \t]+(?:later|newer|above)"
+    # (nor one of several tried: "change the driver version to 451 or 426"; a sentence's full stop after it is no part of
+    # it: "my CUDA driver is 570.133.20.", NVIDIA/cutlass#2866)
+    r"(?![\w%\-+]|\.(?=\w)|[ \t]*(?i:MB|MiB|GB|GiB|W|MHz|or[ \t]+(?:later|newer|higher|above|greater)|and[ \t]+(?:later|newer|above)"
     r"|(?:or|,|/)[ \t]*\d))"
 )
 _REQUIRED = _Lazy(r"(?i:requir|\bneeds?\b|minimum|at least|>=|\u2265)")
