@@ -264,8 +264,13 @@ def _pip_install(s: State, a: Action) -> None:
             f = replace(f, frameworks=replace(f.frameworks, nvidia_wheels=wheels))
             f = _set_dist(f, r.name, r.version)
             s.write(("package", r.name), r.version, a)
+        elif r.op == "==" and r.version and not r.wildcard:
+            # Any other package at an exact version: that distribution at that version in this interpreter's
+            # environment (what the checks read of it: its version among the distributions), no more.
+            f = _set_dist(f, r.name, r.version)
+            s.write(("package", r.name), r.version, a)
         else:
-            s.flag("unmodelled", a, f"no model of the package {r.name}")
+            s.flag("unmodelled", a, f"{r.name} {r.spec or '(unpinned)'}: which version pip picks is not modelled")
     s.facts = f
 
 
@@ -296,7 +301,10 @@ def _torch_moved(old: str, old_cuda: str | None, new: str, new_cuda: str | None)
 def left_behind(s: State) -> None:
     """At the end of the plan: each companion a torch move left behind that is not built for the torch the plan
     leaves (its wheel's torch pin, the matrix's companion row, flash-attn's local tag say so) breaks: the plan moved
-    torch without it."""
+    torch without it. And each binary a step removed that no later step builds again: its import fails."""
+    for obj, step in sorted(s.unbuilt.items()):
+        s.step, s.component = step, "torch"
+        s.flag("breaks", None, f"{obj} is removed and no later step builds it again: its import fails", ())
     torch = s.facts.frameworks.torch
     ext = s.facts.extensions
     if not s.behind or not isinstance(torch, Found) or ext is None:
@@ -721,6 +729,7 @@ def apply(s: State, a: Action) -> None:
             # Installed from what an earlier `pip download` fetched: from that command's index.
             staged = s.staged.get(a.dest or "", {})
             a = replace(a, index=next((staged[r.name] for r in a.requirements if staged.get(r.name)), None))
+        rebuilt(s, a)
         if k == "conda-run" and not a.requirements:
             s.flag("unmodelled", a, "a command in another conda environment")
             return
@@ -780,11 +789,49 @@ def apply(s: State, a: Action) -> None:
         s.flag("unmodelled", a, "the driver branch the distribution recommends is chosen on the day")
     elif k == "reboot":
         _reboot(s, a)
+    elif k == "remove-files":
+        _remove_files(s, a)
     elif k == "wsl":
         sub = next((w for w in a.line.words[1:] if w.startswith("--")), "") if isinstance(a.line, Cmd) else ""
         s.flag("unmodelled", a, _WSL.get(sub, _UNMODELLED["wsl"]))
     else:
         s.flag("unmodelled", a, _UNMODELLED.get(k, f"no model of {a.tool}"))
+
+
+# torch's just-in-time extension cache (torch.utils.cpp_extension: TORCH_EXTENSIONS_DIR, by default
+# ~/.cache/torch_extensions, /tmp/torch_extensions in older releases): load() builds an extension there again when its
+# folder is gone, at the program's next run.
+_JIT_CACHE = "/torch_extensions/"
+
+
+def _under(path: str, removed: str) -> bool:
+    removed = removed.rstrip("/")
+    return bool(removed) and (path == removed or path.startswith(removed + "/"))
+
+
+def _remove_files(s: State, a: Action) -> None:
+    """rm of files or folders: the snapshot holds none of them, so no fact changes but what the pasted text printed from
+    a binary removed (a stale build's undefined symbol): that binary is gone, and its text with it. A binary removed
+    must be built again: by torch's JIT at the next run (its cache), or by a later step that installs its source tree
+    (`pip install -e DIR`); one left to no rebuild is checked at the end (`left_behind`)."""
+    gone = [e for e in s.facts.pasted.errors if (obj := e.get("object")) and any(_under(obj, p) for p in a.packages)]
+    if not gone:
+        return
+    errors = tuple(e for e in s.facts.pasted.errors if e not in gone)
+    s.facts = replace(s.facts, pasted=replace(s.facts.pasted, errors=errors))
+    for e in gone:
+        obj = str(e.get("object"))
+        if _JIT_CACHE not in obj:
+            s.unbuilt.setdefault(obj, s.step)
+
+
+def rebuilt(s: State, a: Action) -> None:
+    """A pip install of a source tree (`-e DIR`, or DIR as a requirement) builds again the binaries removed under it."""
+    if a.kind not in ("pip-install", "conda-run") or not isinstance(a.line, Cmd):
+        return
+    trees = [w for w in a.line.words if w.startswith("/")]
+    for obj in [o for o in s.unbuilt if any(_under(o, t) for t in trees)]:
+        del s.unbuilt[obj]
 
 
 _UNMODELLED = {
