@@ -791,6 +791,8 @@ def apply(s: State, a: Action) -> None:
         _reboot(s, a)
     elif k == "remove-files":
         _remove_files(s, a)
+    elif k == "container-run" and "--gpus" in " ".join(a.flags) and (why := _container_again(s, a)):
+        s.flag("unmodelled", a, why)
     elif k == "wsl":
         sub = next((w for w in a.line.words[1:] if w.startswith("--")), "") if isinstance(a.line, Cmd) else ""
         s.flag("unmodelled", a, _WSL.get(sub, _UNMODELLED["wsl"]))
@@ -823,6 +825,43 @@ def _remove_files(s: State, a: Action) -> None:
         obj = str(e.get("object"))
         if _JIT_CACHE not in obj:
             s.unbuilt.setdefault(obj, s.step)
+
+
+# What a pasted report shows of a container that has no GPU access: the docker run line without --gpus, and inside it
+# nvidia-smi missing, CUDA unavailable, no device, NVIDIA images' banner, the driver's own libraries not found. The
+# NVIDIA Container Toolkit mounts the driver's libraries (libcuda: `compute`, libnvidia-ml and nvidia-smi: `utility`)
+# and device nodes from the host into a container that asks for a GPU ("Specialized Configurations with Docker",
+# https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/1.20.2/docker-specialized.html): a container started
+# again with --gpus no longer prints them.
+_NO_GPU_INSIDE = frozenset({"docker-run-without-gpus", "nvidia-smi-not-found", "cuda-unavailable", "image-driver-not-detected"})
+_DRIVER_LIBS = re.compile(r"lib(?:cuda|nvidia-ml)\.so(?:\.1)?\Z")
+
+
+def _container_again(s: State, a: Action) -> str:
+    """`docker run --gpus all` of the container the report started without GPU access (its own words, the image among
+    them): the new container's GPU facts follow the host's, so what the text showed of the old one's missing GPU goes.
+    Returns what stays unfollowed: the host's runtime, which --gpus needs and the report does not show (the plan's
+    alternative installs it); or, for another container, that the model does not follow it."""
+    f = s.facts
+    said = next((e for e in f.pasted.reported("docker-run-said") if e.get("args")), None)
+    words = a.line.words if isinstance(a.line, Cmd) else ()
+    if said is None or not f.pasted.reported("docker-run-without-gpus") or not _contains(words, str(said.get("args")).split()):
+        return _UNMODELLED["container-run"]
+    errors = tuple(
+        e
+        for e in f.pasted.errors
+        if e.kind not in _NO_GPU_INSIDE
+        and not (e.kind == "nvml" and e.get("code") == "cuda-no-device")
+        and not (e.kind == "library-missing" and _DRIVER_LIBS.match(e.get("soname") or ""))
+    )
+    s.facts = replace(f, pasted=replace(f.pasted, errors=errors))
+    return "whether the host has NVIDIA's container runtime, which --gpus needs, was not recorded (the alternative installs it)"
+
+
+def _contains(words: tuple[str, ...], said: list[str]) -> bool:
+    """Whether `said` (the reporter's docker run arguments) are among `words`, in their order."""
+    it = iter(words)
+    return bool(said) and all(any(w == x for x in it) for w in said)
 
 
 def rebuilt(s: State, a: Action) -> None:
