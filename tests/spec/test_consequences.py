@@ -1046,9 +1046,10 @@ def test_a_removed_binary_takes_the_text_it_printed_and_must_be_built_again():
     plan, findings = _plan(report, Remediation("rm", (rm, again)), codes=codes)
     got = consequences(plan, report.facts, findings, _rediagnose)
     assert not got.of_kind("breaks") and "extension-symbol-missing" not in got.after
-    # A removal of a folder no text names changes nothing the diagnosis reads.
+    # A removal of a folder no text names: what it takes is not followed, and counted.
     plan, findings = _plan(report, Remediation("rm", (Cmd(("rm", "-rf", "/elsewhere")),)), codes=codes)
-    assert "extension-symbol-missing" in consequences(plan, report.facts, findings, _rediagnose).after
+    got = consequences(plan, report.facts, findings, _rediagnose)
+    assert "extension-symbol-missing" in got.after and [v.command for v in got.of_kind("unmodelled")][:1] == ["rm -rf /elsewhere"]
 
 
 @pytest.mark.parametrize(("spec", "followed"), [("onnxruntime-gpu==1.22.0", True), ("onnxruntime-gpu", False),

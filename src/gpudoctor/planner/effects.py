@@ -818,6 +818,9 @@ def _remove_files(s: State, a: Action) -> None:
     (`pip install -e DIR`); one left to no rebuild is checked at the end (`left_behind`)."""
     gone = [e for e in s.facts.pasted.errors if (obj := e.get("object")) and any(_under(obj, p) for p in a.packages)]
     if not gone:
+        # Files the report names no failure of (a library, a link the facts may hold): what their removal takes away is
+        # not followed.
+        s.flag("unmodelled", a, "no model of rm beyond a binary the pasted text names")
         return
     errors = tuple(e for e in s.facts.pasted.errors if e not in gone)
     s.facts = replace(s.facts, pasted=replace(s.facts.pasted, errors=errors))
