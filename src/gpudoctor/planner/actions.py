@@ -19,6 +19,7 @@ Kinds (`Action.kind`):
   module-load, module-config, boot-image     modprobe/nvidia-modprobe; a modprobe.d file; initramfs, dracut, grubby,
                                              a machine owner key queued for the next boot (mokutil --import)
   reboot                                     reboot, Restart-Computer
+  remove-files                               rm of files or folders by their paths (`packages` holds the paths)
   env-set, env-unset, shell-env              a variable of this shell; gpudoctor's own --shell output (eval)
   env-prepend                                a directory put first on LD_LIBRARY_PATH or PATH (and any `also`), the rest kept
   link-switch                                gpudoctor switch-cuda: /usr/local/cuda re-pointed
@@ -27,7 +28,8 @@ Kinds (`Action.kind`):
   user-group, gpu-reset, gpu-config,         usermod -aG; nvidia-smi --gpu-reset; nvidia-smi mig/-dm;
   registry, wsl                              Windows' registry (reg delete); wsl --update/--set-version
   inspect                                    reads and prints only (nvidia-smi -L, dmesg, ls, cat, gpudoctor memory;
-                                             srun/bsub running one of those in a job)
+                                             srun/bsub running one of those in a job; docker images/ps/info, or a
+                                             throwaway container running one of those: docker run --rm IMAGE ldd)
   other                                      a program this module has no model of
 """
 
@@ -124,7 +126,15 @@ _INSPECT = {
     "scontrol",
     "dir",  # cmd.exe's and PowerShell's listing of a folder
     "where.exe",  # Windows' search of PATH or (/R) a folder tree for a file: prints the paths it finds
+    "ldd",  # prints the libraries a program loads, or with --version the C library's release (ldd(1))
 }
+# docker's verbs that list and print only (docs.docker.com/reference/cli/docker/: `docker images` lists images, `docker
+# ps` containers, `docker info` system-wide information, `docker inspect` an object's configuration, `docker logs` a
+# container's output, `docker version` the client's and daemon's releases).
+_DOCKER_READS = frozenset({"images", "ps", "info", "inspect", "logs", "version"})
+# docker run's options that take a separate value (`-v SRC:DST`, `--name N`): skipped to find the image and its program.
+_DOCKER_RUN_VALUED = frozenset({"-v", "--volume", "-e", "--env", "--name", "-w", "--workdir", "--entrypoint", "-p",
+                                "--publish", "--gpus", "--runtime", "-u", "--user", "--network", "--mount", "--shm-size"})  # fmt: skip
 _GPUDOCTOR_INSPECT = {"memory", "check", "snapshot", "bench", "explain", "matrix"}
 # find's actions that change something or run a program (GNU findutils' manual, "Actions"); without them it prints.
 _FIND_ACTS = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"})
@@ -316,11 +326,21 @@ def classify(line: Line) -> Action:
             return Action("inspect", "gpudoctor", cmd.root, cmd)
         return Action("other", "gpudoctor", cmd.root, cmd)
     if prog == "docker" and rest:
+        if rest[0] in _DOCKER_READS:
+            return Action("inspect", "docker", cmd.root, cmd)
+        if rest[0] == "run" and "--rm" in rest and _base(_run_program(rest[1:])) in _INSPECT:
+            # A throwaway container (--rm) running a program that only reads (ldd --version in a newer image): it prints
+            # what that image holds and changes nothing here but the image cache.
+            return Action("inspect", "docker", cmd.root, cmd)
         if rest[0] == "run":
             return Action("container-run", "docker", cmd.root, cmd, flags=frozenset(a for a in rest if a.startswith("--gpus")))
         if rest[0] == "restart":
             return Action("container-restart", "docker", cmd.root, cmd)
         return Action("other", "docker", cmd.root, cmd)
+    if prog == "rm":
+        # Files removed by their paths (a stale build, a module built in a source tree): what the pasted text printed
+        # from them is gone with them (gpudoctor.planner.effects).
+        return Action("remove-files", "rm", cmd.root, cmd, packages=tuple(w for w in rest if not w.startswith("-")))
     if prog == "nvidia-ctk":
         return Action("runtime-config", prog, cmd.root, cmd)
     if prog == "systemctl" and rest[:1] == ("restart",):
@@ -380,6 +400,22 @@ def _in_container(prog: str, rest: tuple[str, ...]) -> tuple[str, ...]:
     if prog == "kubectl" and rest[:1] == ("exec",) and "--" in rest:
         return rest[rest.index("--") + 1 :]
     return ()
+
+
+def _run_program(words: tuple[str, ...]) -> str:
+    """The program `docker run [OPTIONS] IMAGE PROGRAM ...` runs: the word after the image; "" when none is named."""
+    i = 0
+    operands = []
+    while i < len(words):
+        w = words[i]
+        if w.startswith("-"):
+            i += 2 if w in _DOCKER_RUN_VALUED else 1
+            continue
+        operands.append(w)
+        if len(operands) == 2:
+            return w
+        i += 1
+    return ""
 
 
 # The options of srun and bsub that take a separate value (`-p gpu`, `-gpu num=1`): skipped to find the program.

@@ -17,7 +17,9 @@ plan step by step, diagnoses the machine again after each step that changed a fa
   unmodelled          a command whose effect this model does not follow, with the reason: never a guess
 
 A step that only inspects (nvidia-smi, dmesg, gpudoctor memory) leaves its finding by design: it is the
-plan saying what to run to decide; it is counted as `undecided`, not as a violation.
+plan saying what to run to decide; it is counted as `undecided`, not as a violation. A step that is other hardware
+(component "gpu", no command) for an error whose premise the machine still shows after the plan (no NVIDIA device on
+the bus) is counted in `no_environment_fix`: no command fixes it on this machine.
 
 `alternatives` checks each printed "or instead" as the plan of a person who takes it. `revise` is the hook
 the plan's builder can call: a step that fails is swapped for its alternative where that one holds, or
@@ -36,8 +38,9 @@ from gpudoctor.planner.actions import classify
 from gpudoctor.planner.effects import apply, enrich, left_behind
 from gpudoctor.planner.needs import needs
 from gpudoctor.planner.plan_state import KINDS, State, Violation
+from gpudoctor.probed import Found
 
-__all__ = ["KINDS", "Consequences", "Violation", "alternatives", "consequences", "enrich", "revise"]
+__all__ = ["KINDS", "Consequences", "Violation", "alternatives", "consequences", "enrich", "hardware_step", "revise"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,9 @@ class Consequences:
     deciders: tuple[
         tuple[int, Any], ...
     ] = ()  # (step, a command whose output decides a need the step did not meet)  # warnings the plan answers that are still there (errors it turned into warnings)
+    # Errors whose step is other hardware and whose premise the machine after the plan still shows (no NVIDIA device on
+    # the bus): no command of any plan changes that; counted apart, not failed (`hardware_step`).
+    no_environment_fix: tuple[str, ...] = ()
 
     @property
     def holds(self) -> bool:
@@ -75,6 +81,7 @@ class Consequences:
             "undecided": list(self.undecided),
             "left_warnings": list(self.left_warnings),
             "deciders": [{"step": n, "command": line_text(c)} for n, c in self.deciders],
+            "no_environment_fix": list(self.no_environment_fix),
         }
 
 
@@ -143,6 +150,7 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
     final = last if last is not None else baseline
     undecided: list[str] = []
     left_warnings: list[str] = []
+    no_fix: list[str] = []
     for i, step in enumerate(plan.steps, 1):
         for code in step.codes:
             addressed = next((x for x in findings if x.code == code), None)
@@ -155,6 +163,8 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
             s.step, s.component = i, step.component
             if kinds and all(k == "inspect" for k in kinds):
                 undecided.append(code)
+            elif not kinds and hardware_step(step, code, s.facts):
+                no_fix.append(code)
             elif not kinds:
                 s.flag("left-error", None, "the step prints no command: nothing it runs changes the machine", (code,))
             elif final[code].evidence and all(e.source == "pasted" for e in final[code].evidence):
@@ -172,8 +182,34 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
             else:
                 s.flag("left-error", None, f"still there after the plan: {final[code].title}", (code,))
     return Consequences(
-        tuple(sorted(baseline)), tuple(sorted(final)), tuple(s.out), tuple(undecided), tuple(left_warnings), tuple(s.deciders)
+        tuple(sorted(baseline)),
+        tuple(sorted(final)),
+        tuple(s.out),
+        tuple(undecided),
+        tuple(left_warnings),
+        tuple(s.deciders),
+        tuple(no_fix),
     )
+
+
+def _no_nvidia_device(facts: Any) -> bool:
+    """The PCI bus was read and holds no NVIDIA device, and no driver lists a GPU (the gpu-none rule's premise)."""
+    pci = facts.kernel.pci
+    return isinstance(pci, Found) and not pci.value and not facts.driver.gpus and facts.platform.wsl != 2
+
+
+# Findings whose premise is the hardware itself, each with the test of that premise on the facts the plan leaves.
+# (A GPU below every build of a framework is not here: its capability is the check's reading of the text and the
+# matrix, which this layer does not make again; and where the prose names a build from source, an environment fix
+# exists without a command. Those stay `left-error`, in the test's KNOWN list.)
+_HARDWARE_PREMISE: dict[str, Callable[[Any], bool]] = {"gpu-none": _no_nvidia_device}
+
+
+def hardware_step(step: Any, code: str, facts: Any) -> bool:
+    """Whether `step` (printing no command) answers `code` with other hardware, and the machine the plan leaves still
+    shows the premise of `code`: then no environment fix exists on this machine (what the step says is the one)."""
+    premise = _HARDWARE_PREMISE.get(code)
+    return step.component == "gpu" and premise is not None and premise(facts)
 
 
 def alternatives(

@@ -264,8 +264,13 @@ def _pip_install(s: State, a: Action) -> None:
             f = replace(f, frameworks=replace(f.frameworks, nvidia_wheels=wheels))
             f = _set_dist(f, r.name, r.version)
             s.write(("package", r.name), r.version, a)
+        elif r.op == "==" and r.version and not r.wildcard:
+            # Any other package at an exact version: that distribution at that version in this interpreter's
+            # environment (what the checks read of it: its version among the distributions), no more.
+            f = _set_dist(f, r.name, r.version)
+            s.write(("package", r.name), r.version, a)
         else:
-            s.flag("unmodelled", a, f"no model of the package {r.name}")
+            s.flag("unmodelled", a, f"{r.name} {r.spec or '(unpinned)'}: which version pip picks is not modelled")
     s.facts = f
 
 
@@ -296,7 +301,10 @@ def _torch_moved(old: str, old_cuda: str | None, new: str, new_cuda: str | None)
 def left_behind(s: State) -> None:
     """At the end of the plan: each companion a torch move left behind that is not built for the torch the plan
     leaves (its wheel's torch pin, the matrix's companion row, flash-attn's local tag say so) breaks: the plan moved
-    torch without it."""
+    torch without it. And each binary a step removed that no later step builds again: its import fails."""
+    for obj, step in sorted(s.unbuilt.items()):
+        s.step, s.component = step, "torch"
+        s.flag("breaks", None, f"{obj} is removed and no later step builds it again: its import fails", ())
     torch = s.facts.frameworks.torch
     ext = s.facts.extensions
     if not s.behind or not isinstance(torch, Found) or ext is None:
@@ -721,6 +729,7 @@ def apply(s: State, a: Action) -> None:
             # Installed from what an earlier `pip download` fetched: from that command's index.
             staged = s.staged.get(a.dest or "", {})
             a = replace(a, index=next((staged[r.name] for r in a.requirements if staged.get(r.name)), None))
+        rebuilt(s, a)
         if k == "conda-run" and not a.requirements:
             s.flag("unmodelled", a, "a command in another conda environment")
             return
@@ -780,11 +789,91 @@ def apply(s: State, a: Action) -> None:
         s.flag("unmodelled", a, "the driver branch the distribution recommends is chosen on the day")
     elif k == "reboot":
         _reboot(s, a)
+    elif k == "remove-files":
+        _remove_files(s, a)
+    elif k == "container-run" and "--gpus" in " ".join(a.flags) and (why := _container_again(s, a)):
+        s.flag("unmodelled", a, why)
     elif k == "wsl":
         sub = next((w for w in a.line.words[1:] if w.startswith("--")), "") if isinstance(a.line, Cmd) else ""
         s.flag("unmodelled", a, _WSL.get(sub, _UNMODELLED["wsl"]))
     else:
         s.flag("unmodelled", a, _UNMODELLED.get(k, f"no model of {a.tool}"))
+
+
+# torch's just-in-time extension cache (torch.utils.cpp_extension: TORCH_EXTENSIONS_DIR, by default
+# ~/.cache/torch_extensions, /tmp/torch_extensions in older releases): load() builds an extension there again when its
+# folder is gone, at the program's next run.
+_JIT_CACHE = "/torch_extensions/"
+
+
+def _under(path: str, removed: str) -> bool:
+    removed = removed.rstrip("/")
+    return bool(removed) and (path == removed or path.startswith(removed + "/"))
+
+
+def _remove_files(s: State, a: Action) -> None:
+    """rm of files or folders: the snapshot holds none of them, so no fact changes but what the pasted text printed from
+    a binary removed (a stale build's undefined symbol): that binary is gone, and its text with it. A binary removed
+    must be built again: by torch's JIT at the next run (its cache), or by a later step that installs its source tree
+    (`pip install -e DIR`); one left to no rebuild is checked at the end (`left_behind`)."""
+    gone = [e for e in s.facts.pasted.errors if (obj := e.get("object")) and any(_under(obj, p) for p in a.packages)]
+    if not gone:
+        # Files the report names no failure of (a library, a link the facts may hold): what their removal takes away is
+        # not followed.
+        s.flag("unmodelled", a, "no model of rm beyond a binary the pasted text names")
+        return
+    errors = tuple(e for e in s.facts.pasted.errors if e not in gone)
+    s.facts = replace(s.facts, pasted=replace(s.facts.pasted, errors=errors))
+    for e in gone:
+        obj = str(e.get("object"))
+        if _JIT_CACHE not in obj:
+            s.unbuilt.setdefault(obj, s.step)
+
+
+# What a pasted report shows of a container that has no GPU access: the docker run line without --gpus, and inside it
+# nvidia-smi missing, CUDA unavailable, no device, NVIDIA images' banner, the driver's own libraries not found. The
+# NVIDIA Container Toolkit mounts the driver's libraries (libcuda: `compute`, libnvidia-ml and nvidia-smi: `utility`)
+# and device nodes from the host into a container that asks for a GPU ("Specialized Configurations with Docker",
+# https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/1.20.2/docker-specialized.html): a container started
+# again with --gpus no longer prints them.
+_NO_GPU_INSIDE = frozenset({"docker-run-without-gpus", "nvidia-smi-not-found", "cuda-unavailable", "image-driver-not-detected"})
+_DRIVER_LIBS = re.compile(r"lib(?:cuda|nvidia-ml)\.so(?:\.1)?\Z")
+
+
+def _container_again(s: State, a: Action) -> str:
+    """`docker run --gpus all` of the container the report started without GPU access (its own words, the image among
+    them): the new container's GPU facts follow the host's, so what the text showed of the old one's missing GPU goes.
+    Returns what stays unfollowed: the host's runtime, which --gpus needs and the report does not show (the plan's
+    alternative installs it); or, for another container, that the model does not follow it."""
+    f = s.facts
+    said = next((e for e in f.pasted.reported("docker-run-said") if e.get("args")), None)
+    words = a.line.words if isinstance(a.line, Cmd) else ()
+    if said is None or not f.pasted.reported("docker-run-without-gpus") or not _contains(words, str(said.get("args")).split()):
+        return _UNMODELLED["container-run"]
+    errors = tuple(
+        e
+        for e in f.pasted.errors
+        if e.kind not in _NO_GPU_INSIDE
+        and not (e.kind == "nvml" and e.get("code") == "cuda-no-device")
+        and not (e.kind == "library-missing" and _DRIVER_LIBS.match(e.get("soname") or ""))
+    )
+    s.facts = replace(f, pasted=replace(f.pasted, errors=errors))
+    return "whether the host has NVIDIA's container runtime, which --gpus needs, was not recorded (the alternative installs it)"
+
+
+def _contains(words: tuple[str, ...], said: list[str]) -> bool:
+    """Whether `said` (the reporter's docker run arguments) are among `words`, in their order."""
+    it = iter(words)
+    return bool(said) and all(any(w == x for x in it) for w in said)
+
+
+def rebuilt(s: State, a: Action) -> None:
+    """A pip install of a source tree (`-e DIR`, or DIR as a requirement) builds again the binaries removed under it."""
+    if a.kind not in ("pip-install", "conda-run") or not isinstance(a.line, Cmd):
+        return
+    trees = [w for w in a.line.words if w.startswith("/")]
+    for obj in [o for o in s.unbuilt if any(_under(o, t) for t in trees)]:
+        del s.unbuilt[obj]
 
 
 _UNMODELLED = {

@@ -64,6 +64,8 @@ class State:
     # Companions present when a step moved torch and not installed again since: name -> (that step, its version, the
     # torch it was installed beside). What is left at the end is judged for the torch the plan leaves (consequences).
     behind: dict[str, tuple[int, str, str]] = field(default_factory=dict)
+    # Binaries a step removed (rm) that a later step must build again -> that step (gpudoctor.planner.effects).
+    unbuilt: dict[str, int] = field(default_factory=dict)
     component: str = ""
     where: str = ""
     codes: tuple[str, ...] = ()  # the finding codes the current step answers
