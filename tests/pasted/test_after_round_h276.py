@@ -1,0 +1,44 @@
+"""After-round h276 (blind set 19, failing pastes read as "No problems found"): NeMo asked for on native Windows.
+
+NeMo (nemo_toolkit) does not support native Windows; its maintainers send such installs to WSL 2 (NVIDIA-NeMo/Speech
+#6960, #3449). Asked with pip (tests/pasted/cases/nemo-13419-*) or told in words with its extra (the blind case 1910),
+it is framework-windows-native-gpu, whose plan installs WSL 2 and NeMo inside it; without Windows named, nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.hostile.test_corpus import run_cli
+
+TESTS = Path(__file__).resolve().parent.parent
+
+
+def _doc(path: Path) -> dict:
+    code, out, err = run_cli("check", "--from", str(path), "--format", "json")
+    doc = json.loads(out)
+    assert code == doc["exit_code"], err
+    return doc
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        TESTS / "pasted/cases/nemo-13419-windows11-pip-nemo-toolkit-all-fasttext-build-use-wsl2/report.txt",
+        next((TESTS / "blind/plans19/cases").glob("1910-*")) / "input.txt",
+    ],
+)
+def test_nemo_on_native_windows_goes_to_wsl2(path):
+    doc = _doc(path)
+    (finding,) = [f for f in doc["findings"] if f["code"] == "framework-windows-native-gpu"]
+    assert finding["severity"] == "error"
+    assert [c["argv"] for c in finding["remediation"]["argv"]] == [["wsl", "--install", "-d", "Ubuntu"]]
+
+
+def test_nemo_without_windows_named_is_no_windows_finding(tmp_path):
+    paste = tmp_path / "paste.txt"
+    paste.write_text("I am installing nemo_toolkit['all'] on Ubuntu 22.04 and it works.\n", encoding="utf-8")
+    assert "framework-windows-native-gpu" not in [f["code"] for f in _doc(paste)["findings"]]
