@@ -208,7 +208,9 @@ KNOWN_ALTERNATIVES = (
 # stylegan2-pytorch-5's stale just-in-time build and maskrcnn-benchmark-421's in-tree module are removed with rm -rf
 # (no model of rm: the snapshot holds no such files), maskrcnn-benchmark-421's editable rebuild runs with the bare
 # python3 of a report that shows no interpreter path, and each finding is judged on the pasted error text alone.
-UNMODELLED_AT_MOST = 227
+# 229 after h276 (2 more): its new pasted nemo-13419 (NeMo asked for on native Windows) gets `wsl --install`, another
+# system the model does not follow, and its finding is judged on the pasted text alone.
+UNMODELLED_AT_MOST = 229
 
 
 def _violations(case: str):
