@@ -42,3 +42,25 @@ def test_nemo_without_windows_named_is_no_windows_finding(tmp_path):
     paste = tmp_path / "paste.txt"
     paste.write_text("I am installing nemo_toolkit['all'] on Ubuntu 22.04 and it works.\n", encoding="utf-8")
     assert "framework-windows-native-gpu" not in [f["code"] for f in _doc(paste)["findings"]]
+
+
+# llama.cpp's GPU offload option told as doing nothing (catalogue.toml's llama-cpp-gpu-layers-no-effect-said): in each
+# thread a llama-cpp-python built without a GPU backend, rebuilt with CMAKE_ARGS for CUDA; "no effect on" a result is
+# another question.
+@pytest.mark.parametrize(
+    "path",
+    [
+        TESTS / "pasted/catalogue_examples/llama-cpp-python-409-n-gpu-layers-does-nothing.txt",
+        next((TESTS / "blind/plans18/cases").glob("1848-*")) / "input.txt",
+    ],
+)
+def test_gpu_layers_told_as_doing_nothing_is_a_cpu_build(path):
+    (finding,) = [f for f in _doc(path)["findings"] if f["code"] == "framework-cpu-build"]
+    argv = [c["argv"] for c in finding["remediation"]["argv"] if "argv" in c]
+    assert any(a[-1] == "llama-cpp-python" and "--no-cache-dir" in a for a in argv)
+
+
+def test_gpu_layers_with_no_effect_on_a_result_is_no_cpu_build(tmp_path):
+    paste = tmp_path / "paste.txt"
+    paste.write_text("With llama-cpp-python on my RTX 4090, n_gpu_layers has no effect on the answers' quality.\n")
+    assert "framework-cpu-build" not in [f["code"] for f in _doc(paste)["findings"]]
