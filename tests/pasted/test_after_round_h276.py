@@ -64,3 +64,21 @@ def test_gpu_layers_with_no_effect_on_a_result_is_no_cpu_build(tmp_path):
     paste = tmp_path / "paste.txt"
     paste.write_text("With llama-cpp-python on my RTX 4090, n_gpu_layers has no effect on the answers' quality.\n")
     assert "framework-cpu-build" not in [f["code"] for f in _doc(paste)["findings"]]
+
+
+# onnxruntime's get_available_providers() answering the CPU package's own list (Azure and CPU) where the text wants the
+# GPU: not a clean bill; the asks name the onnxruntime packages (microsoft/onnxruntime#23833 is plans8/805, whose
+# packages listed decide it already). On a text that wants no GPU the same list is how the CPU package runs.
+def test_the_cpu_packages_provider_list_is_not_a_clean_bill():
+    doc = _doc(next((TESTS / "blind/plans11/cases").glob("1149-*")) / "input.txt")
+    assert [f["code"] for f in doc["findings"] if f["severity"] in ("warning", "error", "critical")] == [
+        "pasted-error-unexplained"
+    ]
+    asks = [a["argv"] for a in doc["pasted"]["ask_for"]]
+    assert any(a[-4:] == ["pip", "show", "onnxruntime", "onnxruntime-gpu"] for a in asks)
+
+
+def test_the_cpu_packages_provider_list_without_a_gpu_wanted_is_quiet(tmp_path):
+    paste = tmp_path / "paste.txt"
+    paste.write_text("On my laptop onnxruntime prints:\n['AzureExecutionProvider', 'CPUExecutionProvider']\n")
+    assert [f["code"] for f in _doc(paste)["findings"] if f["severity"] in ("warning", "error")] == []

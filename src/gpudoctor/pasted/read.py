@@ -297,7 +297,9 @@ def _frames_cut(tail: list[str]) -> tuple[str, str] | None:
     return None
 
 
-_CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only", "apptainer-no-nv-files"})
+_CPU_FINE = frozenset(
+    {"ggml-system-info-blas-0", "insightface-cpu-provider-only", "onnxruntime-cpu-package-providers", "apptainer-no-nv-files"}
+)
 # The frameworks' own lines that they opened a GPU device, which each prints only after its CUDA libraries loaded and
 # the GPU answered (catalogue.toml: TensorFlow's "Created device ... GPU:0 with N MB memory", Paddle's "Please NOTE:
 # device: 0, GPU Compute Capability: ..."): the program reached the GPU from there on.
