@@ -772,3 +772,36 @@ def test_an_amd_card_named_with_its_board_revision_is_gpu_none():
     for nvidia in ("V100", "V100S"):
         _, _, codes, _ = _run("It only uses my cpu.\nGPU: AMD Radeon RX 570 and a " + nvidia + " 32GB\n")
         assert "gpu-none" not in codes
+
+
+# A framework add-on imported without the package that carries its integration with the framework (DALI's TensorFlow
+# plugin, Transformer Engine's PyTorch extension): extension-not-built, whose plan installs that package with the
+# interpreter that failed (from the add-on's own index, where the paste's pip command names one) and imports the module.
+@pytest.mark.parametrize(
+    ("text", "install", "index"),
+    [
+        (_example("dali-1263-conda-tf112-no-matching-dali-plugin.txt"), "nvidia-dali-tf-plugin", True),
+        (
+            (ROOT / "tests/blind/plans19/cases").glob("1905-*").__next__().joinpath("input.txt").read_text(encoding="utf-8"),
+            "nvidia-dali-tf-plugin",
+            True,
+        ),
+        (_example("te-1147-pip-te190-import-pytorch-stopiteration.txt"), "transformer-engine[pytorch]", False),
+        (
+            (ROOT / "tests/blind/plans19/cases").glob("1917-*").__next__().joinpath("input.txt").read_text(encoding="utf-8"),
+            "transformer-engine[pytorch]",
+            False,
+        ),
+    ],
+)
+def test_addon_without_its_framework_extension(text, install, index):
+    _, report, codes, _ = _run(text)
+    assert "extension-not-built" in codes
+    steps = [tuple(map(str, c.argv)) for c in codes["extension-not-built"].remediation.commands]
+    installs = [s for s in steps if s[1:4] == ("-m", "pip", "install")]
+    assert installs and installs[0][-1] == install
+    assert ("--extra-index-url" in installs[0]) == index
+    assert any(s[1] == "-c" and s[2].startswith("import ") for s in steps)
+    if install.startswith("transformer-engine"):
+        assert "--no-build-isolation" in installs[0]
+        assert any(s[3:5] == ("uninstall", "-y") for s in steps)

@@ -35,6 +35,16 @@ def _forms(line: str) -> list[str]:
         "CPU在跑,占用高, GPU空闲",
         # https://github.com/HypoX64/DeepMosaics/issues/79 (its comment: the GPU not put to use)
         "有占用，但是GPU没有用上全部的性能，特别慢",
+        # https://github.com/jamiepine/voicebox/issues/222 (a comment: the CPU named against "my GPU")
+        "I found out it's using my CPU instead of my GPU.",
+        # https://github.com/iperov/DeepFaceLab/issues/343 (its "Actual behavior")
+        "Am instead running on CPU which is very slow compared to expected performance from GPU.",
+        # https://github.com/Tencent/ncnn/issues/2927 (only on the CPU it runs, the GPU unused)
+        "编译运行都不报错，但是检测发现仅在cpu上运行，不使用gpu",
+        # https://github.com/chatchat-space/Langchain-Chatchat/issues/1858 (its title: the GPU cannot be called)
+        "为什么安装requirements之前print(torch.cuda.is_available())为True 安装之后变成了False 无法调用GPU",
+        # tests/blind/plans19/cases/1942-* (only CPU inference, CUDA cannot be loaded), a version pin in the sentence
+        "conda下pynini==2.1.6，用conda install -c pytorch pytorch torchvision安装的最新版。但运行时只能cpu推理，无法加载cuda。",
     ],
 )
 def test_the_cpu_said_used_instead_of_the_gpu_is_read(line):
@@ -52,6 +62,10 @@ def test_the_cpu_said_used_instead_of_the_gpu_is_read(line):
         "GPU可用独立显存低于2048M，将强制使用CPU",
         # the GPU's free memory ("GPU空闲显存"), not the GPU idle
         "GPU空闲显存不足",
+        # the wish for the CPU, "instead" after it
+        "Can I run the model on the CPU instead?",
+        # a comparison in code is still code, not a sentence (a pin "pkg==1.2" is a sentence's word)
+        "if torch.cuda.device_count() == 0: print('the GPU is not used, only CPU')",
     ],
 )
 def test_a_question_a_design_or_free_memory_is_no_cpu_said(line):
@@ -63,6 +77,7 @@ def test_a_question_a_design_or_free_memory_is_no_cpu_said(line):
     [
         "plans17/cases/1737-sadtalker-848-installed-only-cpu-used-no-environment-shown-ask",
         "plans17/cases/1747-sadtalker-557-windows-pip-torch20-cpu-wheel-cuda118-installed-gpu-idle",
+        "plans19/cases/1942-megatts3-97-windows-conda-pytorch-channel-install-no-pytorch-cuda-webui-runs-on-cpu-cuda-load-error-not-shown-ask",
     ],
 )
 def test_a_report_that_only_says_the_cpu_runs_is_not_decided(case):

@@ -167,7 +167,9 @@ KNOWN_ALTERNATIVES = (
 # rules, fuser, id, unpinned wheels and the rest (under 5 each).
 # 199 with h277 (2 more, both pasted ccminer-149's): the native program's libcudart directory is the one `find`
 # prints (a directory a program prints for LD_LIBRARY_PATH: not followed), and the finding is judged on the pasted text.
-UNMODELLED_AT_MOST = 199
+# 201 with h276 (2 more): its new pasted nemo-13419 (NeMo asked for on native Windows) gets `wsl --install`, another
+# system the model does not follow, and its finding is judged on the pasted text alone.
+UNMODELLED_AT_MOST = 201
 
 
 def _violations(case: str):

@@ -1002,11 +1002,13 @@ def _wsl2_route(env: str, spec: str, verify: str, component: str, alternative: R
 
 
 def check_linux_only_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    """pip asked on native Windows for a package that publishes Linux builds only (gpudoctor.facts.LINUX_ONLY_SAID):
-    vLLM's requirements say "OS: Linux" and "vLLM does not support Windows natively" (vllm-project/vllm
+    """pip asked on native Windows for a package that supports Linux only (gpudoctor.facts.LINUX_ONLY_SAID). vLLM's
+    requirements say "OS: Linux" and "vLLM does not support Windows natively" (vllm-project/vllm
     docs/getting_started/installation/gpu.md @4487edc6), so pip builds its source distribution, which fails or is
-    unsupported whatever the driver, the toolkit and torch. Its route on that PC is WSL 2, where the Linux wheel runs
-    on the Windows driver and brings the CUDA torch it was built with."""
+    unsupported whatever the driver, the toolkit and torch. NeMo (nemo_toolkit) "does not natively support windows"
+    (its maintainer, NVIDIA-NeMo/Speech#6960, #3449): its extras need Linux-only dependencies (pynini's OpenFst,
+    kylebgorman/pynini#91), which fail to build there and leave NeMo's collections out. The route on that PC is WSL 2,
+    where the Linux wheels run on the Windows driver."""
     from gpudoctor.facts import LINUX_ONLY_SAID
 
     if not facts.pasted.partial or facts.platform.system.lower() != "windows":
@@ -1014,22 +1016,39 @@ def check_linux_only_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
     cue = next((c for c in facts.pasted.cues if c.get("cue") == LINUX_ONLY_SAID), None)
     if cue is None:
         return
-    package = cue.get("means") or "vllm"
+    asked = cue.get("means") or "vllm"
+    package = asked.split("[")[0]
+    if package.lower().startswith("nemo"):
+        # (NeMo's README installs torch before nemo_toolkit; the module it imports is nemo)
+        module, spec, name = "nemo", f"torch '{asked.replace('-', '_')}'", "NeMo (nemo_toolkit)"
+        why = (
+            "NeMo does not support native Windows (its maintainers point to WSL 2): its extras need Linux-only "
+            "dependencies (pynini's OpenFst, mecab-python3), whose wheels fail to build there, and what installs without "
+            "them lacks NeMo's collections (No module named 'nemo.collections'), whatever the driver, the toolkit and "
+            "torch installed on Windows. WSL 2 runs the Linux wheels on the Windows driver (no Linux driver is installed "
+            "in it)."
+        )
+    else:
+        module, spec, name = package, package, package
+        why = (
+            f"{package} publishes Linux wheels only and does not support Windows natively: pip falls back to building "
+            "its source distribution, which fails or gives an unsupported build, whatever the driver, the toolkit and "
+            "torch installed on Windows. WSL 2 runs the Linux wheel on the Windows driver (no Linux driver is installed "
+            "in it); the wheel brings the CUDA torch it was built with."
+        )
     yield Finding(
         "framework-windows-native-gpu",
         Severity.ERROR,
         "frameworks",
-        f"{package} was asked for on native Windows, for which it publishes no build",
-        f"{package} publishes Linux wheels only and does not support Windows natively: pip falls back to building "
-        "its source distribution, which fails or gives an unsupported build, whatever the driver, the toolkit and torch "
-        "installed on Windows. WSL 2 runs the Linux wheel on the Windows driver (no Linux driver is installed in it); "
-        "the wheel brings the CUDA torch it was built with.",
+        f"{name} was asked for on native Windows, "
+        + ("which it does not support" if module == "nemo" else "for which it publishes no build"),
+        why,
         (ev("pasted", cue.get("line") or ""),),
         # the step moves the package to another system, WSL 2's Linux: the platform's step
         _wsl2_route(
-            f"{package}-env",
-            package,
-            f"import {package}, torch; print({package}.__version__, torch.cuda.is_available())",
+            f"{package.replace('_', '-')}-env",
+            spec,
+            f"import {module}, torch; print({module}.__version__, torch.cuda.is_available())",
             "platform",
         ),
     )

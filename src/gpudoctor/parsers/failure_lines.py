@@ -74,7 +74,8 @@ _PROGRAM_FAULT = LazyPattern(
 # retry): it names an error without the error happening (tests/pasted/test_catalogue_cuda_errors.py's quiet lines). (A
 # sentence that starts "for example" is prose quoting a line, not a for loop: plans13/1308.)
 _NOT_HAPPENING = LazyPattern(
-    r"[=!]=|^(?:if|case|return|elif|else|while|for(?! example| instance))\b|^#|//|[{;]\s*$|^\S*\s*(?:INFO|DEBUG|I\d{4})\b|\bretrying\b"
+    # (a comparison, not a package's pin in a sentence: "pynini==2.1.6" names the version installed, plans19/1942)
+    r"!=|(?<!\w)==|==(?!\d)|^(?:if|case|return|elif|else|while|for(?! example| instance))\b|^#|//|[{;]\s*$|^\S*\s*(?:INFO|DEBUG|I\d{4})\b|\bretrying\b"
     # TensorFlow's own logger at warning level: it goes on without what it could not load (checks/reported._TF_WARNING)
     r"|\d: W \S+\.cc:\d+\]"
     # NCCL's own INFO level ("host:pid:tid [dev] NCCL INFO ..."): what it found and tried, its WARN lines are the failures
@@ -184,7 +185,12 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
         "cpu-said",
         LazyPattern(
             # (not "still using CPU": a model partly offloaded runs its other layers there, plans9/945, a control)
-            r"\bCPU\s+(?:instead of|rather than)\s+(?:the\s+)?GPU\b|\b(?:falls?|fell|falling)\s*back\s+to\s+(?:the\s+)?CPU\b"
+            # ("it's using my CPU instead of my GPU", jamiepine/voicebox#222)
+            r"\bCPU\s+(?:instead of|rather than)\s+(?:the\s+|my\s+)?GPU\b|\b(?:falls?|fell|falling)\s*back\s+to\s+(?:the\s+)?CPU\b"
+            # the CPU told as what runs instead ("Am instead running on CPU", iperov/DeepFaceLab#343; "Instead, it uses
+            # the CPU.", curtisgray/wingman#3); never the wish, which puts "instead" after ("run it on the CPU instead")
+            r"|\binstead\b,?\s+(?:(?:it|I|we|am|is|it's|its|are)\s+){0,2}(?:running|runs|ran|uses|using|used)\s+(?:on\s+)?"
+            r"(?:the\s+|my\s+)?CPU\b"
             # the GPU told as unused ("GPU cannot be used", "the GPU is not used", "CUDA isn't being utilized")
             r"|\b(?:GPUs?|CUDA|graphics cards?)\s+(?:can(?:no|['’])?t|could(?:n['’]t| not)|is(?:n['’]t| not)|are(?:n['’]t| not)"
             r"|was(?:n['’]t| not)|were(?:n['’]t| not))\s+(?:be(?:ing)?\s+)?(?:used|utili[sz]ed)\b"
@@ -204,6 +210,11 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
             # while the CPU works ("GPU空闲", continue-revolution/sd-webui-animatediff#322; "GPU没有上升", plans17/1747;
             # "GPU没有用上", HypoX64/DeepMosaics#79). Not "GPU空闲显存", the GPU's free memory.
             r"|(?:只|仅)(?:使用|用|跑)了?\s?CPU"
+            # only on the CPU it runs or infers ("只能cpu推理", plans19/1942; "仅在cpu上运行，不使用gpu", Tencent/ncnn#2927),
+            # and the GPU or CUDA that cannot be loaded or used ("无法加载cuda", plans19/1942; "无法调用GPU",
+            # chatchat-space/Langchain-Chatchat#1858; "无法使用GPU转换", AaronFeng753/Waifu2x-Extension-GUI#52)
+            r"|(?:只|仅)能?(?:在|用|使用)?\s?CPU\s?上?(?:运行|跑|推理|训练|计算)"
+            r"|无法(?:加载|调用|使用|识别|检测到?)\s?(?:GPU|CUDA|显卡)"
             r"|GPU\s?(?:(?:一直)?空闲(?!显存|内存|时)|闲置|没有?(?:上升|用上|使用|占用|动)|没怎么用)"
             # nvidia-smi listing no process while the program runs ("nvidia-smi shows no process")
             r"|\bnvidia-smi\b[^.\n]{0,40}?\b(?:shows?|showed|lists?|listed|displays?)\s+no\s+(?:running\s+)?process(?:es)?\b",
@@ -840,6 +851,20 @@ def _program_failure(lines: list[str], i: int) -> ErrorEvidence | None:
     return None
 
 
+# A sentence's end in prose, English or Chinese (the full-width stop, exclamation and question marks end a sentence
+# with no space after them).
+_PROSE_END = LazyPattern(r"(?<=[.!?])\s+|(?<=[。！？])")
+
+
+def _without_fault_sentences(line: str) -> str:
+    """A line of several sentences without those that name a program's own fault (a sentence about the code's dtype
+    beside "但运行时只能cpu推理", plans19/1942: the failure told is the other sentence's), or "" where none is left or
+    the line is one sentence (a program's fault told is no failure of the environment)."""
+    parts = [x for x in _PROSE_END.split(line) if x.strip()]
+    rest = [x for x in parts if not _PROGRAM_FAULT.search(x)]
+    return " ".join(rest) if rest and len(rest) < len(parts) else ""
+
+
 def read_failure_lines(lines: Iterable[str], known: frozenset[str] = frozenset()) -> list[ErrorEvidence]:
     """The failure lines among `lines` that name the GPU stack and are not a program's own fault, skipping any line in
     `known` (read already, by the catalogue or an extractor, whose reading is the better one). Where no such line is
@@ -887,6 +912,9 @@ def read_failure_lines(lines: Iterable[str], known: frozenset[str] = frozenset()
                 break
             continue
         if _PROGRAM_FAULT.search(line):
+            if said is None and (rest := _without_fault_sentences(line)):
+                told = _said(rest, following[i], stripped[i + 1 : i + 1 + 2 * _BELOW], about_gpu, known)
+                said = ErrorEvidence(KIND, line[:300], told.values) if told is not None else None  # the line as it was
             continue
         if said is None:
             # (a line read already only described: "initializing ddp", "i have cuda 10.1"; the reporter's sentence

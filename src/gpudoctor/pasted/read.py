@@ -297,7 +297,9 @@ def _frames_cut(tail: list[str]) -> tuple[str, str] | None:
     return None
 
 
-_CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only", "apptainer-no-nv-files"})
+_CPU_FINE = frozenset(
+    {"ggml-system-info-blas-0", "insightface-cpu-provider-only", "onnxruntime-cpu-package-providers", "apptainer-no-nv-files"}
+)
 # The frameworks' own lines that they opened a GPU device, which each prints only after its CUDA libraries loaded and
 # the GPU answered (catalogue.toml: TensorFlow's "Created device ... GPU:0 with N MB memory", Paddle's "Please NOTE:
 # device: 0, GPU Compute Capability: ..."): the program reached the GPU from there on.
@@ -544,8 +546,15 @@ _JAX_DISAGREE = frozenset({"pjrt-plugin-mismatch", "jax-plugin-incompatible", "j
 # wheel there. vLLM: "OS: Linux ... vLLM does not support Windows natively" (vllm-project/vllm
 # docs/getting_started/installation/gpu.md @4487edc6); its setup.py warns "vLLM only supports Linux platform (including
 # WSL) and MacOS.Building on win32" where a build still starts.
+# NeMo (nemo_toolkit): "NeMo does not natively support windows 10. Please use WSL 2 to run NeMo on windows" (its
+# maintainer, NVIDIA-NeMo/Speech#6960 and #3449): its extras build Linux-only dependencies (pynini's OpenFst, which
+# "does not and has never supported Windows", kylebgorman/pynini#91). Asked with pip (NVIDIA-NeMo/Speech#13419: "pip
+# install nemo_toolkit['all']" on Windows 11) or told in words with its extra ("I'm installing nemo_toolkit['all']",
+# tests/blind/plans19/cases/1910-*); `means` is then the package with the extra asked, its quotes dropped.
 _LINUX_ONLY_ASKED = LazyPattern(
-    r"\b(?:pip3?|uv pip)(?:\.exe)? install\b[^\n]{0,200}?(?<![\w.\-/\\])(?P<a>vllm)(?![\w\-])"
+    r"\b(?:pip3?|uv pip)(?:\.exe)? install\b[^\n]{0,200}?(?<![\w.\-/\\])(?P<a>vllm|nemo[_-]toolkit(?:\[['\"]?\w{1,20}['\"]?\])?)"
+    r"(?![\w\-])"
+    r"|\binstall(?:ing|ed)?\s+(?P<d>nemo[_-]toolkit\[['\"]?\w{1,20}['\"]?\])"
     r"|\bBuilding wheels? for (?P<b>vllm)\b|\bFailed (?:to )?build(?:ing)? (?:wheel for )?(?P<c>vllm)\b"
 )
 
@@ -558,8 +567,10 @@ def _linux_only_asked(g: Gathered) -> None:
         return
     for _name, lines in g.texts:
         for line in lines:
-            if "vllm" in line[:2_000].lower() and (m := _LINUX_ONLY_ASKED.search(line[:2_000])):
-                g.cues.append({"cue": LINUX_ONLY_SAID, "means": next(x for x in m.groups() if x), "line": line.strip()[:300]})
+            low = line[:2_000].lower()
+            if ("vllm" in low or "nemo" in low) and (m := _LINUX_ONLY_ASKED.search(line[:2_000])):
+                asked = next(x for x in m.groups() if x).replace("'", "").replace('"', "")
+                g.cues.append({"cue": LINUX_ONLY_SAID, "means": asked, "line": line.strip()[:300]})
                 return
 
 

@@ -192,7 +192,11 @@ _CPU_PACE_SAID = re.compile(
     r"|\b(?:defaults|(?:seems?|appears?)\s+to\s+default)\s+to\s+(?:using\s+|running\s+on\s+)?"
     r"(?:the\s+)?CPU\b(?!\s*(?:usage|utili|load|memory|ram|bound|bottleneck|cores?|threads?))"
     r"|\b(?:uses|runs)\s+by\s+default\s+(?:on\s+)?(?:the\s+)?CPU\b|\b(?:uses|runs)\s+(?:on\s+)?(?:the\s+)?CPU\s+by\s+default\b"
-    r"|\buse\s+(?:the\s+)?GPU\s+(?:instead\s+of|rather\s+than)\s+(?:the\s+)?CPU\b",
+    r"|\buse\s+(?:the\s+)?GPU\s+(?:instead\s+of|rather\s+than)\s+(?:the\s+)?CPU\b"
+    # its time or speed told as the CPU's ("taking computation time similar as CPU", tests/blind/plans19/cases/1950-*)
+    r"|\b(?:time|speed|pace|performance)\s+(?:is\s+|was\s+)?(?:(?:very|exactly|almost|about|quite)\s+)?"
+    r"(?:similar|comparable|equal|close)\s+(?:to|as|with)\s+(?:(?:the|a|my|on|in|with|running)\s+){0,3}CPU\b"
+    r"(?!\s*(?:usage|utili|load|memory|ram|bound|bottleneck|cores?|threads?))",
     re.IGNORECASE,
 )
 # The reporter saying nvidia-smi answers inside the container or pod the program runs in ("I can execute the nvidia-smi

@@ -35,6 +35,7 @@ from gpudoctor.checks.catalogued.clusters import (
     check_slurm_job_without_gpus,
 )
 from gpudoctor.checks.catalogued.companions import (
+    check_addon_extension_missing,
     check_apex_not_built,
     check_bitsandbytes_binary,
     check_bitsandbytes_windows,
@@ -179,6 +180,13 @@ CHECKS = (
     Check("catalogued-cuda13-dll-folder", "toolkit", ("cuda13-dll-folder",), check_cuda13_dll_folder, ("pasted",)),
     Check("catalogued-companions", "frameworks", ("companion-torch-mismatch",), check_companion_messages, ("pasted",)),
     Check("catalogued-apex-not-built", "frameworks", ("extension-not-built",), check_apex_not_built, ("pasted",)),
+    Check(
+        "catalogued-addon-extension",
+        "frameworks",
+        ("extension-not-built",),
+        check_addon_extension_missing,
+        ("pasted",),
+    ),
     Check("catalogued-deepspeed-aio", "frameworks", ("extension-not-built",), check_deepspeed_aio, ("pasted",)),
     Check("catalogued-build-torch-first", "frameworks", ("extension-not-built",), check_build_needs_torch_first, ("pasted",)),
     Check(

@@ -6,6 +6,7 @@ The framework is fine; a package beside it was built for another one, so the fix
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from gpudoctor.checks.base import ev
@@ -364,5 +365,99 @@ def check_apex_not_built(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 Cmd((python_exe(facts), "-c", _APEX_BUILT), note="the extensions import: the build took"),
             ),
             component="torch",
+        ),
+    )
+
+
+# The options of a pip command that name the index it installs from (a URL: NVIDIA's own indexes carry DALI's builds).
+_INDEX_OPTION = re.compile(r"(?:^|\s)(?P<opt>--extra-index-url|--index-url|-i|--find-links|-f)[= ](?P<url>https?://\S{1,300})")
+
+
+def _index_of(facts: Facts, package: str) -> tuple[str, str] | None:
+    """(the option, the URL) of the index the paste's own pip command installed `package` from, or None."""
+    name = re.compile(r"(?:^|\s)" + re.escape(package) + r"(?:[=<>~!\[\s]|$)", re.IGNORECASE)
+    for e in facts.pasted.reported("pip-install-said"):
+        args = e.get("args") or ""
+        if name.search(args) and (m := _INDEX_OPTION.search(args)) is not None:
+            opt = "--extra-index-url" if m.group("opt") in ("--extra-index-url", "--index-url", "-i") else "--find-links"
+            return opt, m.group("url")
+    return None
+
+
+_FRAMEWORK_NAMES = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}
+
+
+def check_addon_extension_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A framework add-on imported without the separate package that carries its integration with the framework
+    (catalogue.toml's addon-extension-missing: DALI's nvidia-dali-tf-plugin, Transformer Engine's
+    transformer-engine-torch): that package is built for, or picked for, the framework installed when it is installed,
+    so the fix is to install it (the add-on's packages again, where one of them is at fault) in the interpreter that
+    failed, from the index the add-on came from, and import the module that failed."""
+    from gpudoctor.checks.extensions import build_toolchain
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.planner.remedy import pip
+    from gpudoctor.planner.where import python_exe
+
+    said = _said(facts, "addon-extension-missing")
+    if not said:
+        return
+    e = said[0]
+    addon, extension = e.get("addon") or "", e.get("extension") or ""
+    install, module, framework = e.get("install") or extension, e.get("module") or "", e.get("framework") or "the framework"
+    shown = _FRAMEWORK_NAMES.get(framework, framework)
+    reinstall = tuple((e.get("reinstall") or "").split())
+    built_here = e.get("build") == "framework"
+    index = _index_of(facts, addon)
+    torch, _ = _torch(facts)
+    py = python_exe(facts)
+    listed = Cmd(
+        (py, "-m", "pip", "list"),
+        pipe=("grep", "-iE", "|".join((re.escape(addon.split("-")[-1]) if "-" in addon else addon, framework))),
+        note=f"which {addon} packages and which {shown} is installed: {extension} must be of {addon}'s release",
+    )
+    yield Finding(
+        "extension-not-built",
+        Severity.ERROR,
+        "frameworks",
+        f"{addon}'s {shown} integration ({extension}) is not installed in the interpreter that ran",
+        f"The import of {module or addon} fails where it loads the compiled library of {addon}'s {shown} "
+        f"integration, as the text shows. That library comes in a separate package, {extension}, "
+        + (
+            f"built from source against the {shown} installed when it is installed (pip's {install} extra)"
+            if built_here
+            else f"built or picked for the {shown} installed when it is installed"
+        )
+        + f"; {addon} installed without it (or with it installed for another {shown}) has none that loads. "
+        "The GPU and the driver are not at fault.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"In the interpreter that failed, install {extension}"
+            + (
+                f" (uninstalling {addon}'s packages first, then {install}, built against the installed torch"
+                + (f" {torch}" if torch else "")
+                + ": the nvcc that builds must be of torch's CUDA major)"
+                if reinstall
+                else f" of the same release as {addon}"
+            )
+            + (f", from the index {addon} came from ({index[1]})" if index else "")
+            + f"; then import {module or addon}.",
+            (
+                listed,
+                *((build_toolchain(facts),) if built_here and not torch else ()),
+                *((pip(facts, "uninstall", "-y", *reinstall),) if reinstall else ()),
+                pip(
+                    facts,
+                    "install",
+                    *(index if index else ()),
+                    *(("--no-build-isolation",) if built_here else ()),
+                    install,
+                ),
+                *(
+                    (Cmd((py, "-c", f"import {module}; print({module}.__name__)"), note="the integration loads"),)
+                    if module
+                    else ()
+                ),
+            ),
+            component=framework if framework in ("torch", "tensorflow") else "",
         ),
     )

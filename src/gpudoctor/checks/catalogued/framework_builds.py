@@ -37,8 +37,14 @@ def _ggml_without_gpu(said: list, facts: Facts) -> Iterable[Finding]:
             Severity.ERROR,
             "frameworks",
             "the installed llama-cpp-python (llama.cpp) is built without CUDA",
-            "llama.cpp's system info says BLAS = 0: the library that loaded has no GPU backend, so every layer runs on "
-            "the CPU whatever n_gpu_layers says. pip builds llama-cpp-python from source and enables CUDA only where "
+            (
+                "llama.cpp's system info says BLAS = 0: the library that loaded has no GPU backend, so every layer runs "
+                "on the CPU whatever n_gpu_layers says."
+                if e.get("entry") == "ggml-system-info-blas-0"
+                else "The text says llama.cpp's GPU offload option (n_gpu_layers, -ngl) changes nothing: a library "
+                "built without a GPU backend accepts it and runs every layer on the CPU."
+            )
+            + " pip builds llama-cpp-python from source and enables CUDA only where "
             "CMAKE_ARGS asks for it; an install or upgrade without it (or from pip's cache) brings a CPU build.",
             (ev("pasted", e.line),),
             Remediation(
@@ -358,7 +364,8 @@ def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             ),
         )
     yield from _boosting_library_without_cuda(said)
-    yield from _ggml_without_gpu([e for e in said if e.get("entry") == "ggml-system-info-blas-0"][:1], facts)
+    ggml = ("ggml-system-info-blas-0", "llama-cpp-gpu-layers-no-effect-said")
+    yield from _ggml_without_gpu([e for e in said if e.get("entry") in ggml][:1], facts)
     yield from _ollama_without_cuda([e for e in said if e.get("entry") == "ollama-runners-without-cuda"][:1], facts)
     builds = [e.get("build") for e in _said(facts, "library-said") if e.get("entry") == "llama-cpp-build-number"]
     offload = [e for e in said if e.get("entry") == "llama-cpp-no-gpu-offload"][:1]
