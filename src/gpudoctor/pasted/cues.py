@@ -194,11 +194,17 @@ _ADMIN_SAID = re.compile(
     r"\bour\s+(?:slurm|cgroup|gres|slurmdbd)\.conf\b|\bI(?:'m|\s+am)\s+(?:the|an?)\s+(?:cluster\s+|system\s+|sys)?admin(?:istrator)?\b",
     re.IGNORECASE,
 )
-# A notebook (Colab, Jupyter): the text names it, runs shell lines with `!`, or shows Colab's own paths (/content,
-# the system Python's dist-packages under /usr/local/lib of its image).
+# A notebook (Colab, Jupyter, Kaggle's): the text names it, runs shell lines with `!` (or pip with `%pip`, also as an
+# item of a numbered or bulleted list), or shows Colab's or Kaggle's own paths (/content; /kaggle/working and
+# /kaggle/input, where Kaggle mounts a notebook's output and data: Kaggle/docker-python's Dockerfile and its issues).
+# Kaggle as where it ran ("on Kaggle", "in Kaggle", "Kaggle notebook"), not as a link, a project or a dataset's home
+# ("a kaggle project", "On a Kaggle GPU the same code runs": a machine compared with, not the one that failed).
+_LIST_ITEM = r"(?:(?:\d{1,2}[.)]|[-*+>])[^\S\n]+)?"
+_KAGGLE_SAID = r"\b(?:on|in)\s+Kaggle\b(?![.\w]|\s+(?:datasets?|competitions?|api)\b)|\bKaggle(?:'s)?\s+(?:notebook|kernel)s?\b"
 _NOTEBOOK = re.compile(
-    r"\b(?:google\s+)?colab(?:oratory)?\b|\bjupyter\b|\bipykernel\b|^\s*!\s*(?:pip|python|nvidia-smi|apt|sudo)\b"
-    r"|(?<![\w.])/content/",
+    r"\b(?:google\s+)?colab(?:oratory)?\b|\bjupyter\b|\bipykernel\b"
+    r"|^\s*" + _LIST_ITEM + r"(?:!\s*(?:pip|python|nvidia-smi|apt|sudo)\b|%\s*pip3?\s+(?:install|uninstall)\b)"
+    r"|(?<![\w.])/content/|(?<![\w.])/kaggle/(?:working|input)\b|" + _KAGGLE_SAID,
     re.IGNORECASE,
 )
 # A GPU of another vendor named as the machine's graphics ("Intel(R) Iris(R) Xe Graphics", "Mesa Intel(R) Xe Graphics
@@ -581,8 +587,9 @@ _PROJECT_TOOLS = (
     (
         "notebook",
         re.compile(
-            r"^[^\S\n]*[!%][^\S\n]*pip3?[^\S\n]+(?:install|uninstall)\b|\b(?:google\s+)?colab(?:oratory)?\b(?!\.research\.google)"
-            r"|(?<![\w.])/content/",
+            r"^[^\S\n]*" + _LIST_ITEM + r"[!%][^\S\n]*pip3?[^\S\n]+(?:install|uninstall)\b"
+            r"|\b(?:google\s+)?colab(?:oratory)?\b(?!\.research\.google)"
+            r"|(?<![\w.])/content/|(?<![\w.])/kaggle/(?:working|input)\b|" + _KAGGLE_SAID,
             re.M | re.I,
         ),
     ),
