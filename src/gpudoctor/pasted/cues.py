@@ -175,6 +175,12 @@ _PATHLIB_WINDOWS = re.compile(r"\bWindowsPath\('[^'\n]{0,200}'\)")
 # whatever Linux-looking words its command line holds ("-arch sm_61" reads as Arch Linux).
 _NVCC_CL = re.compile(r"nvcc fatal\s*:\s*Cannot find compiler 'cl\.exe' in PATH")
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
+# ollama's debug log of where it will look for the driver's libraries: the patterns it searches on every Linux host,
+# WSL's among them ("gpu library search" globs="[... /usr/lib/wsl/lib/libcuda.so* /usr/lib/wsl/drivers/*/libcuda.so*
+# ...]"; before 0.1.33 "gpu management search paths: [...]"), ollama/ollama gpu/gpu_linux.go @e77ea68e (the libcuda
+# and libcudart globs) and gpu.go's slog.Debug("gpu library search", "globs", ...). A pattern searched is no WSL said;
+# what it found ("discovered GPU libraries" paths=[...]) is (a /usr/lib/wsl/drivers/... path there is WSL's driver).
+OLLAMA_SEARCH_PATTERNS = re.compile(r'[^\n]*msg="?gpu (?:library search"? globs=|management search paths:)[^\n]*')
 _SLURM = re.compile(
     r"^\s*(?:\S+\s*[$#]\s*|[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b"
 )
@@ -963,7 +969,7 @@ def read_cues(g: Gathered, text: str) -> None:
             _cue(g, HOST_RAM_SAID, f"{gb} GB", line)
         if scan.search(_KILLED, number):
             _cue(g, KILLED_SAID, "the kernel killed the program (SIGKILL): most often out of memory", line)
-        if scan.search(_WSL_LIB, number):
+        if scan.search(_WSL_LIB, number) and not OLLAMA_SEARCH_PATTERNS.match(line):
             g.wsl_said = True
             _cue(g, "/usr/lib/wsl/lib", "WSL 2", line)
         if scan.search(_SLURM, number) or scan.search(_SLURM_SAID, number):
