@@ -114,21 +114,24 @@ def test_the_installers_scripts_named_make_its_environment_the_interpreter():
 
 
 # ollama's debug log lists the patterns it searches for libcuda on every Linux host, WSL's among them
-# (ollama/ollama issue 5166: a Docker container on a Linux host; plans19/1944: a Kubernetes pod).
+# (ollama/ollama issue 11519: a maintainer's working A100 on Linux; plans19/1944: a Kubernetes pod).
 OLLAMA_SEARCH = (
-    'time=2024-06-21T03:04:28.693Z level=DEBUG source=gpu.go:293 msg="gpu library search" globs="[/usr/local/nvidia/lib/'
-    "libcuda.so** /usr/lib/*-linux-gnu/libcuda.so* /usr/lib/wsl/lib/libcuda.so* /usr/lib/wsl/drivers/*/libcuda.so* "
-    '/usr/lib*/libcuda.so*]"\n'
+    'Jul 28 06:38:05 a100-40g ollama[8080]: time=2025-07-28T06:38:05.241Z level=DEBUG source=gpu.go:525 msg="gpu library '
+    'search" globs="[/usr/local/lib/ollama/libcuda.so* /usr/lib/*-linux-gnu/libcuda.so* /usr/lib/wsl/lib/libcuda.so* '
+    '/usr/lib/wsl/drivers/*/libcuda.so* /usr/lib*/libcuda.so*]"\n'
 )
 
 
 def test_the_patterns_ollama_searches_say_no_wsl_what_it_found_does():
-    found = 'time=2024-06-21T03:04:28.694Z level=DEBUG source=gpu.go:327 msg="discovered GPU libraries" paths=[{}]\n'
-    linux = _report(OLLAMA_SEARCH + found.format("/usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01") + "cuInit err: 999\n")
+    found = 'time=2025-07-28T06:38:05.243Z level=DEBUG source=gpu.go:558 msg="discovered GPU libraries" paths="[{}]"\n'
+    linux = _report(OLLAMA_SEARCH + found.format("/usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07"))
     assert not linux.facts.platform.wsl
     # ollama/ollama issue 4726: Docker Desktop on WSL 2, the driver found under /usr/lib/wsl/drivers
     wsl = _report(OLLAMA_SEARCH + found.format("/usr/lib/wsl/drivers/nvltsi.inf_amd64_0f2f0ed95e1f8d10/libcuda.so.1.1"))
     assert wsl.facts.platform.wsl
     # the older wording (ollama/ollama issue 3825)
-    older = 'level=DEBUG source=gpu.go:286 msg="gpu management search paths: [/usr/lib/wsl/lib/libnvidia-ml.so* /usr/lib*/libnvidia-ml.so*]"\n'
+    older = (
+        'level=DEBUG source=gpu.go:286 msg="gpu management search paths: [/usr/lib/wsl/lib/libnvidia-ml.so* '
+        '/usr/lib*/libnvidia-ml.so*]"\n'
+    )
     assert not _report(older + "cuInit err: 999\n").facts.platform.wsl
