@@ -180,7 +180,16 @@ _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
 # ...]"; before 0.1.33 "gpu management search paths: [...]"), ollama/ollama gpu/gpu_linux.go @e77ea68e (the libcuda
 # and libcudart globs) and gpu.go's slog.Debug("gpu library search", "globs", ...). A pattern searched is no WSL said;
 # what it found ("discovered GPU libraries" paths=[...]) is (a /usr/lib/wsl/drivers/... path there is WSL's driver).
-OLLAMA_SEARCH_PATTERNS = re.compile(r'[^\n]*msg="?gpu (?:library search"? globs=|management search paths:)[^\n]*')
+# (No pattern spans the line: a paste can be one 16 MiB line, where a leading [^\n]* from every position would be
+# quadratic; the lines that hold the message are dropped whole, by without_ollama_search.)
+OLLAMA_SEARCH_PATTERNS = re.compile(r'msg="?gpu (?:library search"? globs=|management search paths:)')
+
+
+def without_ollama_search(text: str) -> str:
+    """The text less the lines of ollama's search patterns (OLLAMA_SEARCH_PATTERNS)."""
+    return "\n".join(ln for ln in text.split("\n") if not OLLAMA_SEARCH_PATTERNS.search(ln))
+
+
 _SLURM = re.compile(
     r"^\s*(?:\S+\s*[$#]\s*|[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b"
 )
@@ -206,7 +215,9 @@ _ADMIN_SAID = re.compile(
 # Kaggle as where it ran ("on Kaggle", "in Kaggle", "Kaggle notebook"), not as a link, a project or a dataset's home
 # ("a kaggle project", "On a Kaggle GPU the same code runs": a machine compared with, not the one that failed).
 _LIST_ITEM = r"(?:(?:\d{1,2}[.)]|[-*+>])[^\S\n]+)?"
-_KAGGLE_SAID = r"\b(?:on|in)\s+Kaggle\b(?![.\w]|\s+(?:datasets?|competitions?|api)\b)|\bKaggle(?:'s)?\s+(?:notebook|kernel)s?\b"
+_KAGGLE_SAID = (
+    r"\b(?:on|in)\s{1,4}Kaggle\b(?![.\w]|\s{1,4}(?:datasets?|competitions?|api)\b)|\bKaggle(?:'s)?\s{1,4}(?:notebook|kernel)s?\b"
+)
 _NOTEBOOK = re.compile(
     r"\b(?:google\s+)?colab(?:oratory)?\b|\bjupyter\b|\bipykernel\b"
     r"|^\s*" + _LIST_ITEM + r"(?:!\s*(?:pip|python|nvidia-smi|apt|sudo)\b|%\s*pip3?\s+(?:install|uninstall)\b)"
@@ -969,7 +980,7 @@ def read_cues(g: Gathered, text: str) -> None:
             _cue(g, HOST_RAM_SAID, f"{gb} GB", line)
         if scan.search(_KILLED, number):
             _cue(g, KILLED_SAID, "the kernel killed the program (SIGKILL): most often out of memory", line)
-        if scan.search(_WSL_LIB, number) and not OLLAMA_SEARCH_PATTERNS.match(line):
+        if scan.search(_WSL_LIB, number) and not OLLAMA_SEARCH_PATTERNS.search(line):
             g.wsl_said = True
             _cue(g, "/usr/lib/wsl/lib", "WSL 2", line)
         if scan.search(_SLURM, number) or scan.search(_SLURM_SAID, number):

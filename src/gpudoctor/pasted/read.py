@@ -33,7 +33,7 @@ from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.catalogue import match as catalogue_match
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
 from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, output_only, unspace
-from gpudoctor.pasted.cues import OLLAMA_SEARCH_PATTERNS, linux_side_in_wsl, read_cues, without_unanswered
+from gpudoctor.pasted.cues import linux_side_in_wsl, read_cues, without_ollama_search, without_unanswered
 from gpudoctor.pasted.distro_traces import agreed, names_a_distribution, read_traces
 from gpudoctor.pasted.failing import read_failing_command
 from gpudoctor.pasted.gathered import Gathered
@@ -1210,7 +1210,7 @@ def _text_facts(g: Gathered, text: str) -> None:
         )
         lowered = text.lower()
     if "search" in lowered and "wsl" in lowered:
-        text = OLLAMA_SEARCH_PATTERNS.sub("", text)
+        text = without_ollama_search(text)  # (ollama's search patterns name WSL's folder on every Linux host)
         lowered = text.lower()
     if "wsl" in lowered:
         # An issue template's WSL field left unanswered (a list item "- WSL version (if applicable):" and nothing after
