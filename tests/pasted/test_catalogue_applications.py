@@ -425,7 +425,8 @@ def test_autogptq_without_its_kernels_asks_for_its_release_and_torch():
     # oobabooga/textgen#1289: text-generation-webui's one-click install on Windows loading a GPTQ model
     errors, _, asks = _run(_example("textgen-1289-windows-autogptq-cuda-extension-not-installed.txt"))
     assert "gptq-cuda-extension-missing" in errors
-    assert "D:\\Gpt\\oobabooga-windows\\installer_files\\env\\Scripts\\python.exe -m pip show auto-gptq torch" in asks
+    # (the one-click installer's env is a conda prefix, python.exe at its root: pasted.read._installer_env)
+    assert "D:\\Gpt\\oobabooga-windows\\installer_files\\env\\python.exe -m pip show auto-gptq torch" in asks
 
 
 def test_code_silencing_autogptqs_warning_is_quiet():

@@ -175,6 +175,21 @@ _PATHLIB_WINDOWS = re.compile(r"\bWindowsPath\('[^'\n]{0,200}'\)")
 # whatever Linux-looking words its command line holds ("-arch sm_61" reads as Arch Linux).
 _NVCC_CL = re.compile(r"nvcc fatal\s*:\s*Cannot find compiler 'cl\.exe' in PATH")
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
+# ollama's debug log of where it will look for the driver's libraries: the patterns it searches on every Linux host,
+# WSL's among them ("gpu library search" globs="[... /usr/lib/wsl/lib/libcuda.so* /usr/lib/wsl/drivers/*/libcuda.so*
+# ...]"; before 0.1.33 "gpu management search paths: [...]"), ollama/ollama gpu/gpu_linux.go @e77ea68e (the libcuda
+# and libcudart globs) and gpu.go's slog.Debug("gpu library search", "globs", ...). A pattern searched is no WSL said;
+# what it found ("discovered GPU libraries" paths=[...]) is (a /usr/lib/wsl/drivers/... path there is WSL's driver).
+# (No pattern spans the line: a paste can be one 16 MiB line, where a leading [^\n]* from every position would be
+# quadratic; the lines that hold the message are dropped whole, by without_ollama_search.)
+OLLAMA_SEARCH_PATTERNS = re.compile(r'msg="?gpu (?:library search"? globs=|management search paths:)')
+
+
+def without_ollama_search(text: str) -> str:
+    """The text less the lines of ollama's search patterns (OLLAMA_SEARCH_PATTERNS)."""
+    return "\n".join(ln for ln in text.split("\n") if not OLLAMA_SEARCH_PATTERNS.search(ln))
+
+
 _SLURM = re.compile(
     r"^\s*(?:\S+\s*[$#]\s*|[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b"
 )
@@ -194,11 +209,19 @@ _ADMIN_SAID = re.compile(
     r"\bour\s+(?:slurm|cgroup|gres|slurmdbd)\.conf\b|\bI(?:'m|\s+am)\s+(?:the|an?)\s+(?:cluster\s+|system\s+|sys)?admin(?:istrator)?\b",
     re.IGNORECASE,
 )
-# A notebook (Colab, Jupyter): the text names it, runs shell lines with `!`, or shows Colab's own paths (/content,
-# the system Python's dist-packages under /usr/local/lib of its image).
+# A notebook (Colab, Jupyter, Kaggle's): the text names it, runs shell lines with `!` (or pip with `%pip`, also as an
+# item of a numbered or bulleted list), or shows Colab's or Kaggle's own paths (/content; /kaggle/working and
+# /kaggle/input, where Kaggle mounts a notebook's output and data: Kaggle/docker-python's Dockerfile and its issues).
+# Kaggle as where it ran ("on Kaggle", "in Kaggle", "Kaggle notebook"), not as a link, a project or a dataset's home
+# ("a kaggle project", "On a Kaggle GPU the same code runs": a machine compared with, not the one that failed).
+_LIST_ITEM = r"(?:(?:\d{1,2}[.)]|[-*+>])[^\S\n]+)?"
+_KAGGLE_SAID = (
+    r"\b(?:on|in)\s{1,4}Kaggle\b(?![.\w]|\s{1,4}(?:datasets?|competitions?|api)\b)|\bKaggle(?:'s)?\s{1,4}(?:notebook|kernel)s?\b"
+)
 _NOTEBOOK = re.compile(
-    r"\b(?:google\s+)?colab(?:oratory)?\b|\bjupyter\b|\bipykernel\b|^\s*!\s*(?:pip|python|nvidia-smi|apt|sudo)\b"
-    r"|(?<![\w.])/content/",
+    r"\b(?:google\s+)?colab(?:oratory)?\b|\bjupyter\b|\bipykernel\b"
+    r"|^\s*" + _LIST_ITEM + r"(?:!\s*(?:pip|python|nvidia-smi|apt|sudo)\b|%\s*pip3?\s+(?:install|uninstall)\b)"
+    r"|(?<![\w.])/content/|(?<![\w.])/kaggle/(?:working|input)\b|" + _KAGGLE_SAID,
     re.IGNORECASE,
 )
 # A GPU of another vendor named as the machine's graphics ("Intel(R) Iris(R) Xe Graphics", "Mesa Intel(R) Xe Graphics
@@ -581,8 +604,9 @@ _PROJECT_TOOLS = (
     (
         "notebook",
         re.compile(
-            r"^[^\S\n]*[!%][^\S\n]*pip3?[^\S\n]+(?:install|uninstall)\b|\b(?:google\s+)?colab(?:oratory)?\b(?!\.research\.google)"
-            r"|(?<![\w.])/content/",
+            r"^[^\S\n]*" + _LIST_ITEM + r"[!%][^\S\n]*pip3?[^\S\n]+(?:install|uninstall)\b"
+            r"|\b(?:google\s+)?colab(?:oratory)?\b(?!\.research\.google)"
+            r"|(?<![\w.])/content/|(?<![\w.])/kaggle/(?:working|input)\b|" + _KAGGLE_SAID,
             re.M | re.I,
         ),
     ),
@@ -956,7 +980,7 @@ def read_cues(g: Gathered, text: str) -> None:
             _cue(g, HOST_RAM_SAID, f"{gb} GB", line)
         if scan.search(_KILLED, number):
             _cue(g, KILLED_SAID, "the kernel killed the program (SIGKILL): most often out of memory", line)
-        if scan.search(_WSL_LIB, number):
+        if scan.search(_WSL_LIB, number) and not OLLAMA_SEARCH_PATTERNS.search(line):
             g.wsl_said = True
             _cue(g, "/usr/lib/wsl/lib", "WSL 2", line)
         if scan.search(_SLURM, number) or scan.search(_SLURM_SAID, number):

@@ -33,7 +33,7 @@ from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.catalogue import match as catalogue_match
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
 from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, output_only, unspace
-from gpudoctor.pasted.cues import linux_side_in_wsl, read_cues, without_unanswered
+from gpudoctor.pasted.cues import linux_side_in_wsl, read_cues, without_ollama_search, without_unanswered
 from gpudoctor.pasted.distro_traces import agreed, names_a_distribution, read_traces
 from gpudoctor.pasted.failing import read_failing_command
 from gpudoctor.pasted.gathered import Gathered
@@ -173,6 +173,8 @@ def read_sources(sources: list[Source]) -> Gathered:
     _interpreter_of_package(g)
     _interpreter_of_portable(g)
     _interpreter_of_webui_frames(g)
+    _interpreter_of_installer_frames(g)
+    _interpreter_of_installer_scripts(g)
     _interpreter_of_webui_check(g)
     _console_script(g)
     linux_side_in_wsl(g)
@@ -1218,6 +1220,9 @@ def _text_facts(g: Gathered, text: str) -> None:
             text,
         )
         lowered = text.lower()
+    if "search" in lowered and "wsl" in lowered:
+        text = without_ollama_search(text)  # (ollama's search patterns name WSL's folder on every Linux host)
+        lowered = text.lower()
     if "wsl" in lowered:
         # An issue template's WSL field left unanswered (a list item "- WSL version (if applicable):" and nothing after
         # it) says nothing of the machine: its label is no WSL said (a blind set 16 report on plain Ubuntu was planned
@@ -2030,6 +2035,14 @@ _PREFIX_HOLDS_PYTHON = re.compile(
 _CONDA_DIR = re.compile(r"conda|miniforge|mambaforge", re.IGNORECASE)
 
 
+def _installer_env(parts: list[str]) -> bool:
+    """Whether a prefix (its folders) is a one-click installer's environment, <app>\\installer_files\\env: a conda
+    prefix its script creates with the Miniconda it unpacks beside it (installer_files\\conda), python.exe at its root,
+    none in its Scripts folder (oobabooga/text-generation-webui start_windows.bat @085ac6be: INSTALL_ENV_DIR=
+    %cd%\\installer_files\\env, `_conda.exe create --prefix "%INSTALL_ENV_DIR%"`, `if not exist "%INSTALL_ENV_DIR%\\python.exe"`)."""
+    return [p.lower() for p in parts[-2:]] == ["installer_files", "env"]
+
+
 def _interpreter_of_site(g: Gathered) -> None:
     """On Windows, with no python.exe shown run, the interpreter of the environment a traceback shows the packages
     in: its python.exe by the layout of the site-packages' prefix, cited by the first line naming that path."""
@@ -2043,6 +2056,7 @@ def _interpreter_of_site(g: Gathered) -> None:
     # An environment in a folder a conda installation names ("python_miniconda_env\\ComfyUI", "miniconda3\\envs\\x")
     # is conda's: its python.exe at the environment's root, as in conda's own envs folder.
     in_conda = any(_CONDA_DIR.search(part) for part in parts[:-1])
+    in_conda = in_conda or _installer_env(parts)
     base = g.conda or in_conda or _PREFIX_HOLDS_PYTHON.fullmatch(parts[-1]) is not None or parts[-2:-1] == ["envs"]
     interpreter = prefix.replace("/", "\\") + ("\\python.exe" if base else "\\Scripts\\python.exe")
     spelled = (g.site_packages[0], g.site_packages[0].replace("/", "\\"), g.site_packages[0].replace("/", "\\\\"))
@@ -2086,7 +2100,11 @@ def _interpreter_of_launcher_frame(g: Gathered) -> None:
         base = runpy.lower() == prefix.lower()
     else:
         parts = prefix.split("\\")
-        base = any(_CONDA_DIR.search(p) for p in parts[:-1]) or _PREFIX_HOLDS_PYTHON.fullmatch(parts[-1]) is not None
+        base = (
+            any(_CONDA_DIR.search(p) for p in parts[:-1])
+            or _installer_env(parts)
+            or _PREFIX_HOLDS_PYTHON.fullmatch(parts[-1]) is not None
+        )
     g.interpreter = prefix + ("\\python.exe" if base else "\\Scripts\\python.exe")
     if len(g.cues) < 64:
         g.cues.append(
@@ -2262,7 +2280,11 @@ def _interpreter_of_prompt(g: Gathered) -> None:
                 continue
             prefix = m.group("prefix")
             last = prefix.rsplit("\\", 1)[-1]
-            base = _PREFIX_HOLDS_PYTHON.fullmatch(last) is not None or _CONDA_DIR.search(prefix) is not None
+            base = (
+                _PREFIX_HOLDS_PYTHON.fullmatch(last) is not None
+                or _CONDA_DIR.search(prefix) is not None
+                or _installer_env(prefix.split("\\"))
+            )
             g.interpreter = prefix + ("\\python.exe" if base else "\\Scripts\\python.exe")
             entry = {"cue": "a prompt in an environment's Scripts folder", "means": "the interpreter the plan must use"}
             entry["line"] = line.strip()[:300]
@@ -2363,6 +2385,43 @@ def _interpreter_of_frame(g: Gathered, frame_of: re.Pattern[str], needle: str, b
     g.interpreter = frame.group("root") + below_root
     if len(g.cues) < 64:
         g.cues.append({"cue": cue, "means": "the interpreter the plan must use", "line": frame.group(0)[:300]})
+
+
+# A frame in a one-click installer's environment (_installer_env) whose root the reporter cut ("...\\app\\installer_files
+# \\env\\lib\\site-packages\\..."; a full path is _interpreter_of_site's): that environment's python.exe, relative to the
+# folder that holds installer_files, where the installer's scripts run (start_windows.bat's `cd /D "%~dp0"`).
+_INSTALLER_FRAME = re.compile(r'File "[^"\n]{0,300}?\\(?P<root>)installer_files\\env\\lib\\site-packages\\', re.IGNORECASE)
+
+
+def _interpreter_of_installer_frames(g: Gathered) -> None:
+    """On Windows, with no interpreter read yet: a traceback's frames in installer_files\\env make its python.exe the
+    interpreter, typed in the installer's folder."""
+    _interpreter_of_frame(
+        g, _INSTALLER_FRAME, "installer_files", "installer_files\\env\\python.exe", "a one-click installer's environment"
+    )
+
+
+# The one-click installer's own scripts named (one_click.py, which start_windows.bat runs in installer_files\\env, and
+# the .bat files beside it: start_, cmd_, update_ and update_wizard_windows.bat): the program runs in that environment,
+# whose python.exe one_click.py itself calls (oobabooga/text-generation-webui one_click.py @001198de: conda_env_path =
+# installer_files/env, `python_path = os.path.join(conda_env_path, "python.exe")` on Windows; its files_to_check list
+# names the scripts), not in the Python a fresh cmd.exe finds.
+_INSTALLER_SCRIPT = re.compile(r"(?<![\w.-])(?:one_click\.py|(?:start|cmd|update|update_wizard)_windows\.bat)\b", re.IGNORECASE)
+
+
+def _interpreter_of_installer_scripts(g: Gathered) -> None:
+    """On Windows, with no interpreter read yet: the one-click installer's scripts named make its environment's
+    python.exe the interpreter, typed in the installer's folder (where the scripts are)."""
+    if g.system != "Windows" or g.interpreter is not None:
+        return
+    line = next((ln for _, text in g.texts for ln in text if _INSTALLER_SCRIPT.search(ln[:2_000])), None)
+    if line is None:
+        return
+    g.interpreter = "installer_files\\env\\python.exe"
+    if len(g.cues) < 64:
+        g.cues.append(
+            {"cue": "a one-click installer's scripts", "means": "the interpreter the plan must use", "line": line.strip()[:300]}
+        )
 
 
 # The AUTOMATIC1111 family's own launch (launch.py calling modules\launch_utils.py's prepare_environment) in a folder of

@@ -18,8 +18,11 @@ from gpudoctor.parsers.workload_spec import parse_workloads
 from gpudoctor.pasted.cues import _cue
 from gpudoctor.pasted.gathered import Gathered
 
-# "ollama  | 2023/12/22 00:17:24 routes.go:915: ..." : the service's name, padded, then "| ".
-_COMPOSE_LOG = re.compile(r"^(?P<service>[a-z0-9][a-z0-9_.-]{0,62})(?:-\d{1,3})? {1,40}\| ")
+# "ollama  | 2023/12/22 00:17:24 routes.go:915: ..." : the service's name, padded, then "| ". Compose v2 prints the
+# container's name less its project ("text-generation-webui-1 | ": <service>-<number>; docker/compose
+# pkg/compose/compose.go @ecee21b5, getContainerNameWithoutProject), and `docker compose exec` takes the service, so
+# the number is not the name's (the name's pattern is lazy, or it would swallow the "-1").
+_COMPOSE_LOG = re.compile(r"^(?P<service>[a-z0-9][a-z0-9_.-]{0,62}?)(?:-\d{1,3})? {1,40}\| ")
 # The service's own log saying it has no GPU: nvidia-smi failing inside it, or no GPU found.
 _NO_GPU_LOGGED = re.compile(
     r"nvidia-smi(?: command)? (?:failed|not found)|\bno (?:NVIDIA |CUDA )?GPUs? (?:detected|found)\b|num_gpu=0\b",
