@@ -1102,7 +1102,11 @@ def _native_program_lib_dir(facts: Facts, missing: list[str], frameworks: set[st
         "that directory first on LD_LIBRARY_PATH, exported, in the shell or job script that starts the program, and "
         f"check with ldd that it resolves. Only where find prints nothing is {of} toolkit absent: then install it, or "
         "use a build of the program made for the CUDA that is installed"
-        + ("; on a cluster the site's module for that toolkit (`module avail`, `module load`) sets the variable" if cluster_node(facts) else "")
+        + (
+            "; on a cluster the site's module for that toolkit (`module avail`, `module load`) sets the variable"
+            if cluster_node(facts)
+            else ""
+        )
         + "."
         + keep_path(facts),
         kept(
