@@ -53,6 +53,22 @@ def test_kaggle_as_a_link_or_a_machine_compared_with_is_no_notebook():
         assert not _cues(report, NOTEBOOK_SAID) and not _cues(report, PROJECT_TOOL), text
 
 
+def test_pip_typed_at_a_shell_prompt_keeps_the_shell_where_a_notebook_is_only_named():
+    # rapidsai/cuml issue 404 (plans20/2003): installed and imported at a root shell in a custom image, "able to
+    # replicate inside Kaggle kernel for testing": the Kaggle kernel is another place, the asks are shell commands.
+    text = (
+        "```\n# apt install libopenblas-base libomp-dev\n# pip install cuml-cuda100\n# python3\n>> import cuml\n"
+        "ImportError: libcuml.so: cannot open shared object file: No such file or directory\n```\n"
+        " - Environment location: custom docker (able to replicate inside Kaggle kernel for testing)\n"
+    )
+    report = _report(text)
+    assert "notebook" not in _cues(report, PROJECT_TOOL)
+    assert _asked(report) and not any(words[0].startswith(("!", "%")) for words in _asked(report))
+    # the same words with the install run in a cell: a notebook
+    cell = _report(text.replace("# pip install", "!pip install"))
+    assert _cues(cell, PROJECT_TOOL) == ["notebook"]
+
+
 def test_notebook_pip_cells_shown_as_a_numbered_list():
     # ddPn08/automatic1111-colab issue 62 (plans19/1951): the cells the reporter ran, numbered
     text = (

@@ -612,6 +612,16 @@ _PROJECT_TOOLS = (
     ),
     ("uv venv", re.compile(_RAN + r"uv\s+(?:venv|pip\s+(?:install|uninstall|sync))\b", re.M)),
 )
+# pip run at a shell's prompt (`$ pip install x`, `root@box:/# pip3 install x`, `(venv) $ python -m pip install x`): the
+# reporter installs in a shell, so a notebook the text only names (Colab, Kaggle, a /content path) is another place
+# ("able to replicate inside a Kaggle kernel") and not where the plan's commands run; a notebook's own cells
+# (`!pip`, `%pip`) still make it one.
+_SHELL_PIP = re.compile(
+    r"^[^\S\n]*(?:\([\w.-]{1,60}\)[^\S\n]*)?[^\s$#>!%]{0,200}[$#][^\S\n]*(?:sudo[^\S\n]+)?"
+    r"(?:pip3?|python3?(?:\.\d{1,2})?[^\S\n]+-m[^\S\n]+pip)[^\S\n]+install\b",
+    re.M,
+)
+_NOTEBOOK_CELL = re.compile(r"^[^\S\n]*" + _LIST_ITEM + r"[!%][^\S\n]*pip3?[^\S\n]+(?:install|uninstall)\b", re.M)
 # docker run's options that take a value as the next word (docker's own reference); any other option is a flag or
 # carries its value after "=".
 _DOCKER_VALUED = frozenset(
@@ -1253,7 +1263,10 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
     if venv and g.interpreter is None and g.system != "Windows":
         g.interpreter = venv.group("prefix") + "/bin/python"
         _cue(g, "a virtual environment activated", "the interpreter the plan must use", line_of(_VENV_ACTIVATED, venv.group(0)))
+    named_only = _SHELL_PIP.search(head) is not None and _NOTEBOOK_CELL.search(head) is None
     for tool, pattern in _PROJECT_TOOLS:  # the first that the text shows run (a uv project's `uv pip` is still uv's)
+        if tool == "notebook" and named_only:
+            continue
         if m := pattern.search(head):
             _cue(g, PROJECT_TOOL, tool, line_of(pattern, m.group(0)))
             break
