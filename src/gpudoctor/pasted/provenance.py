@@ -46,7 +46,8 @@ _SYSTEM_SAID = {
     ),
     "Linux": (
         re.compile(
-            r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|Red Hat|RHEL|Rocky|Arch Linux|SUSE|WSL2?|Subsystem)(?![A-Za-z])"
+            # (Linux also as the end of a distribution's one-word name: AlmaLinux, ArchLinux, KaliLinux)
+            r"Linux(?![A-Za-z])|\b(?:Ubuntu|Debian|CentOS|Fedora|Red Hat|RHEL|Rocky|SUSE|WSL2?|Subsystem)(?![A-Za-z])"
             r"|microsoft-standard|-Microsoft\b",
             re.IGNORECASE,
         ),
