@@ -75,3 +75,46 @@ def test_the_line_without_a_known_gpu_makes_no_claim(tmp_path: Path):
         "ggml-cuda.cu was compiled for: 520\n",
     )
     assert _finding(doc, CODE) is None
+
+
+# --- a console script pip put in the user scheme's bin folder, off PATH ------------------------------------------------
+
+SCRIPTS = "python-scripts-off-path"
+CASES = Path(__file__).resolve().parent / "cases"
+
+
+@pytest.mark.parametrize(
+    ("path", "program"),
+    [
+        # deepspeedai/DeepSpeed#3308: bash in a script, "line 17: deepspeed: command not found" after a user-scheme pip
+        (lambda: blind_case("plans20/cases/2013"), "deepspeed"),
+        # huggingface/huggingface_hub#1512: zsh's "command not found: huggingface-cli" (package huggingface_hub)
+        (lambda: CASES / "hfhub-1512-macos-pip-user-install-huggingface-cli-zsh-command-not-found" / "report.txt", "huggingface-cli"),
+    ],
+)
+def test_a_launcher_pip_put_in_the_user_scheme_is_put_on_path(path, program: str):
+    doc = check(path())
+    f = _finding(doc, SCRIPTS)
+    assert f is not None and f["severity"] == "error"
+    step = next(s for s in doc["plan"]["steps"] if SCRIPTS in s["codes"])
+    prepend, found = step["commands"]
+    assert prepend["prepend"] == "PATH"
+    assert prepend["parts"][0]["output_of"][1:] == ["-m", "site", "--user-base"] and prepend["parts"][1] == "/bin"
+    assert found["argv"] == ["command", "-v", program]
+    assert "pasted-error-unexplained" not in {x["code"] for x in doc["findings"]}
+
+
+_USER = "$ pip install deepspeed\nDefaulting to user installation because normal site-packages is not writeable\n"
+
+
+def test_a_system_tool_not_found_beside_a_user_install_is_not_this_rule(tmp_path: Path):
+    # the quiet twin: the program is no package's the paste installed
+    doc = paste(tmp_path, _USER + "Successfully installed deepspeed-0.9.0\n$ tegrastats\nbash: tegrastats: command not found\n")
+    assert _finding(doc, SCRIPTS) is None
+
+
+def test_a_command_not_found_alone_is_no_finding(tmp_path: Path):
+    # the quiet twin: no user-scheme install shown, and the shell's line alone is no failure to explain
+    doc = paste(tmp_path, "$ deepspeed train.py\nbash: deepspeed: command not found\n")
+    codes = {x["code"] for x in doc["findings"]}
+    assert SCRIPTS not in codes and "pasted-error-unexplained" not in codes
