@@ -169,7 +169,10 @@ KNOWN_ALTERNATIVES = (
 # prints (a directory a program prints for LD_LIBRARY_PATH: not followed), and the finding is judged on the pasted text.
 # 201 with h276 (2 more): its new pasted nemo-13419 (NeMo asked for on native Windows) gets `wsl --install`, another
 # system the model does not follow, and its finding is judged on the pasted text alone.
-UNMODELLED_AT_MOST = 201
+# 204 with h281 (3 more, all pasted hfhub-1512's): the user scheme's bin folder is the one `python -m site
+# --user-base` prints (a directory a program prints for PATH: not followed), `command -v` has no model, and the
+# finding is judged on the pasted text.
+UNMODELLED_AT_MOST = 204
 
 
 def _violations(case: str):

@@ -440,3 +440,38 @@ def test_pip_rejecting_config_settings_upgrades_pip_in_the_interpreter_that_runs
 @states("pip-too-old", QUIET)
 def test_pip_rejecting_install_option_is_a_pip_too_new_and_not_upgraded():
     assert "pip-too-old" not in pasted_findings(MESH_INSTALL_OPTION)
+
+
+# pip's user-scheme fallback beside a shell that finds no launcher of the installed package: real data, the DeepSpeed
+# report of blind set 20 (deepspeedai/DeepSpeed#3308, bash in a script) and huggingface/huggingface_hub#1512 (zsh on
+# macOS, tests/pasted/cases). The quiet twins: a system tool the paste installed nothing for, and the shell's line alone.
+_PLANS20_DEEPSPEED = (
+    "tests/blind/plans20/cases/2013-ds3308-linux-jupyterhub-vm-conda-base-not-writeable-pip-user-install-deepspeed-"
+    "launcher-not-on-path/input.txt"
+)
+_HFHUB = "tests/pasted/cases/hfhub-1512-macos-pip-user-install-huggingface-cli-zsh-command-not-found/report.txt"
+_USER_SCHEME = "$ pip install deepspeed\nDefaulting to user installation because normal site-packages is not writeable\n"
+
+
+@states("python-scripts-off-path", FIRES)
+def test_a_launcher_of_a_user_scheme_install_not_found_puts_the_user_bin_on_path():
+    from pathlib import Path
+
+    from gpudoctor.cmdline import Cmd, Output, PrependPath
+
+    for path, program in ((_PLANS20_DEEPSPEED, "deepspeed"), (_HFHUB, "huggingface-cli")):
+        f = pasted_findings(Path(path).read_text(encoding="utf-8"))["python-scripts-off-path"]
+        prepend, found = f.remediation.commands
+        assert isinstance(prepend, PrependPath) and prepend.name == "PATH"
+        assert isinstance(prepend.parts[0], Output) and prepend.parts[0].argv[1:] == ("-m", "site", "--user-base")
+        assert prepend.parts[1] == "/bin"
+        assert isinstance(found, Cmd) and found.argv == ("command", "-v", program)
+        assert not f.remediation.requires_root
+
+
+@states("python-scripts-off-path", QUIET)
+def test_a_program_of_no_installed_package_or_no_user_scheme_is_not_the_user_bin():
+    other = _USER_SCHEME + "Successfully installed deepspeed-0.9.0\n$ tegrastats\nbash: tegrastats: command not found\n"
+    assert "python-scripts-off-path" not in pasted_findings(other)
+    alone = "$ deepspeed train.py\nbash: deepspeed: command not found\n"
+    assert "python-scripts-off-path" not in pasted_findings(alone)

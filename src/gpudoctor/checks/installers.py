@@ -640,6 +640,65 @@ def check_pip_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def _stem(name: str) -> str:
+    """A package's or program's first word (deepspeed, huggingface of huggingface_hub and huggingface-cli)."""
+    return re.split(r"[-_.]", name.lower(), maxsplit=1)[0]
+
+
+def check_user_scripts_off_path(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """pip's user-scheme fallback (catalogue.toml: pip-defaulting-to-user-install) beside a shell that finds no program
+    named for a package that install brought (shell-command-not-found-bash, -zsh): pip put the package's console script in
+    the user scheme's scripts folder (`python -m site --user-base`/bin: ~/.local/bin on Linux, ~/Library/Python/X.Y/bin
+    for macOS's framework Python), which a login shell has on PATH only where the profile adds it. The module imports
+    (the user site-packages is on that interpreter's sys.path); only the launcher is not found. The program is matched to
+    an installed package by its first word (deepspeed: deepspeed; huggingface-cli: huggingface_hub): a program of
+    another package (a system tool) is another cause, and stays the catalogue's. POSIX shells only: the two messages
+    are bash's and zsh's."""
+    from gpudoctor.cmdline import Output, PrependPath
+
+    if not _said(facts, "pip-user-install-said"):
+        return
+    missing = _said(facts, "shell-command-not-found")
+    if not missing or (facts.platform.system or "").lower().startswith("win"):
+        return
+    env = facts.frameworks.python
+    names = set(env.value.distributions) if isinstance(env, Found) else set()
+    for e in _said(facts, "pip-install-said"):
+        names.update(re.findall(r"(?<![\w.-])([A-Za-z][\w.-]{1,80})", e.get("args") or ""))
+    stems = {_stem(n) for n in names if len(_stem(n)) >= 4}
+    hit = next((m for m in missing if _stem(m.get("program") or "") in stems), None)
+    if hit is None:
+        return
+    program = hit.get("program") or ""
+    py = python_exe(facts)
+    yield Finding(
+        "python-scripts-off-path",
+        Severity.ERROR,
+        "frameworks",
+        f"{program} was installed into the user's scripts folder, which is not on PATH",
+        "pip said 'Defaulting to user installation because normal site-packages is not writeable': it installed into "
+        "the user scheme, the package into the user's site-packages (which this Python still imports) and its "
+        f"command-line program {program} into the user scheme's bin folder (~/.local/bin on Linux, "
+        "~/Library/Python/X.Y/bin on macOS). The shell looks for programs only in the PATH directories, and this one is "
+        f"not among them, so '{program}' is not found although the package is installed. The GPU stack is not involved.",
+        (ev("pasted", hit.line), *(ev("pasted", e.line) for e in _said(facts, "pip-user-install-said")[:1])),
+        Remediation(
+            "Put the user scheme's bin folder first on PATH in this shell, and add the same line to the shell's startup "
+            f"file (~/.bashrc, ~/.zshrc) to keep it; {program} is then found. An environment of your own (a venv or "
+            "conda environment you can write) avoids the user scheme altogether.",
+            (
+                PrependPath(
+                    "PATH",
+                    (Output((py, "-m", "site", "--user-base")), "/bin"),
+                    note="the user scheme's scripts folder, as the interpreter pip ran in reports it",
+                ),
+                Cmd(("command", "-v", program), note=f"where the shell now finds {program}"),
+            ),
+            component="platform",
+        ),
+    )
+
+
 # A requirement as pip prints it (str() of packaging's Requirement): a name, its extras, its specifiers (old metadata
 # keeps them in parentheses), a marker after "; " (pip printed the conflict, so the marker holds here).
 _REQUIREMENT = LazyPattern(r"^(?P<name>[A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?\s*\(?(?P<spec>[^;()]*)\)?\s*(?:;.*)?$")
@@ -794,4 +853,5 @@ CHECKS = (
     Check("installer-externally-managed", "frameworks", ("python-externally-managed",), check_externally_managed, ("pasted",)),
     Check("installer-pip-too-old", "frameworks", ("pip-too-old",), check_pip_too_old, ("pasted",)),
     Check("installer-requirement-conflict", "frameworks", ("requirement-unmet",), check_requirement_conflict, ("pasted",)),
+    Check("installer-user-scripts", "frameworks", ("python-scripts-off-path",), check_user_scripts_off_path, ("pasted",)),
 )

@@ -2007,6 +2007,8 @@ _DESCRIPTIVE = frozenset(
         # a library the loader missed before one of those two lines: a warning the program went on from (pasted.read)
         "library-missing-gpu-reached",
         "pip-user-install-said",  # pip installed into ~/.local: where a copy went, judged only beside a failure
+        # a shell's "command not found": judged beside pip's user-scheme line (gpudoctor.checks.installers)
+        "shell-command-not-found",
         "installer-wheel-tags-said",  # uv's hint: the Pythons a release has wheels for (gpudoctor.checks.installers)
         "python-32bit-said",  # the interpreter's width, judged beside an installer's failure (gpudoctor.checks.installers)
         "python-pypy-said",  # the interpreter's implementation, judged beside an installer's failure

@@ -584,14 +584,32 @@ def check_cmake_arch_list(facts: Facts, ctx: Context) -> Iterable[Finding]:
     it was configured in keeps its options in CMakeCache.txt and only the list changes. A configure whose list already
     holds the architecture is another cause: quiet."""
     from gpudoctor.cmdline import Line
+    from gpudoctor.planner.context import gpu_cc
 
     failed = _said(facts, "no-kernel-image")
+    # ggml's own NO_DEVICE_CODE line (catalogue.toml: ggml-cuda-no-device-code) names the build's architecture list
+    # itself; the GPU is then ggml's device line or the one nvidia-smi showed.
+    nodevice = [e for e in _said(facts, "ggml-no-device-code") if e.get("compiled")]
     devices = [e for e in _said(facts, "cuda-device-capability-said") if e.get("capability")]
-    if not failed or not devices:
+    if not failed and nodevice:
+        failed = nodevice
+    if not failed:
         return
-    device = devices[0]
-    cc, gpu = device.get("capability") or "", device.get("gpu") or "this GPU"
+    if devices:
+        device_line = devices[0].line
+        cc, gpu = devices[0].get("capability") or "", devices[0].get("gpu") or "this GPU"
+    elif failed is nodevice and facts.driver.gpus and (cc := gpu_cc(facts.driver.gpus[0], ctx) or ""):
+        device_line, gpu = None, facts.driver.gpus[0].name or "this GPU"
+    else:
+        return
     arch = cc.replace(".", "")
+    compiled = [int(a) for a in (nodevice[0].get("compiled") or "").split(",") if a.isdigit()] if nodevice else []
+    major, minor = (int(x) for x in cc.split(".")[:2])
+    whole = major * 100 + minor * 10  # as __CUDA_ARCH__ writes it: 8.6 is 860
+    # A cubin runs on GPUs of its major at or above its minor (CUDA C++ Programming Guide, "Binary Compatibility"): a
+    # list holding one is a build that has code for this GPU, and the kernel is missing for another reason.
+    if any(a // 100 == major and a <= whole for a in compiled):
+        return
     configures = _said(facts, "cmake-configure-said")
     options = _configure_options(configures[0].get("args") or "", facts.platform.system) if configures else None
     listed = [o.split("=", 1)[1] for o in options or () if o.split("=", 1)[0].split(":")[0] == _CUDA_ARCHS]
@@ -631,18 +649,28 @@ def check_cmake_arch_list(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
     commands.append(Cmd(("cmake", "--build", folder, "--config", "Release"), note="then run the program from this build"))
     lacks = f"its list ({'; '.join(listed)}) lacks {arch}" if listed else "its configure named no architecture list"
+    shown = ", ".join(f"sm_{a // 10}" for a in compiled)
+    said_failure = (
+        f"a kernel stopped with ggml's 'no device code compatible' error: the build was compiled for {shown} only"
+        if compiled
+        else "its first kernel failed with 'no kernel image is available for execution on the device'"
+    )
     yield Finding(
         "framework-arch-unsupported",
         Severity.ERROR,
         "frameworks",
         f"the ggml build that runs has no CUDA kernels for the {gpu} (compute capability {cc}, sm_{arch})",
-        f"ggml found the {gpu}, of compute capability {cc}, and its first kernel failed with 'no kernel image is "
-        "available for execution on the device': the build carries no code for this architecture. A CMake build "
-        f"compiles the architectures {_CUDA_ARCHS} lists, and {lacks}, so the project's default list was compiled, "
-        f"which may not hold {arch}. The driver and the CUDA toolkit are not at fault"
+        f"ggml runs on the {gpu}, of compute capability {cc}, and {said_failure}: the build carries no code for this "
+        f"architecture. A CMake build compiles the architectures {_CUDA_ARCHS} lists, and "
+        + (lacks if configures or not compiled else "a build that names none compiles nvcc's or the project's default")
+        + f", so the list compiled does not hold {arch}. The driver and the CUDA toolkit are not at fault"
         + (f" (nvcc {nvcc} cannot compile for {cc}, though: a toolkit that can is needed first)" if can is False else "")
         + f"; a build configured with {_CUDA_ARCHS}={arch} runs on it.",
-        (ev("pasted", device.line), ev("pasted", failed[0].line), *((ev("pasted", configures[0].line),) if configures else ())),
+        (
+            *((ev("pasted", device_line),) if device_line else ()),
+            ev("pasted", failed[0].line),
+            *((ev("pasted", configures[0].line),) if configures else ()),
+        ),
         Remediation(
             f"Configure the build again with {_CUDA_ARCHS}={arch} (the GPU's architecture; a list such as "
             f'"{arch};61;70" keeps others too), build it, and run the program from that build.'
