@@ -1,7 +1,8 @@
-"""After-round h282 (set 20, kinds 5/8: asks that cannot run where they are typed, host steps for a container): RAPIDS'
-`conda list` ask where pip installed the packages and nothing shows conda; nvidia-smi failing in a container started
-without the GPU, which no host kernel-module step reaches. Each rule is shown by two real threads; the quiet twins keep
-it to them. Expectations by hand."""
+"""After-round h282 (set 20, kinds 3/5/8: the deciding ask missing, asks that cannot run where they are typed, host
+steps for a container): RAPIDS' `conda list` ask where pip installed the packages and nothing shows conda; the import
+typed at Python's prompt run again where the paste cuts its traceback before the error; nvidia-smi failing in a
+container started without the GPU, which no host kernel-module step reaches. Each rule is shown by two real threads; the
+quiet twins keep it to them. Expectations by hand."""
 
 from __future__ import annotations
 
@@ -78,3 +79,32 @@ def test_nvidia_smi_unreachable_without_a_container_keeps_the_host_steps(tmp_pat
     # the quiet twin: no docker run shown, the host's module is what the plan reads
     doc = paste(tmp_path, "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n")
     assert "driver-unreachable" in _codes(doc)
+
+
+# --- the import a cut traceback hides the error of -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("case", "module"),
+    [
+        ("plans20/cases/2004", "cuml"),  # rapidsai/cuml#5214: `>>> import cuml`, cut inside rmm's gpu.py
+        ("plans18/cases/1810", "cudf"),  # rapidsai/cudf#10308: `import cudf`, cut mid-path
+        ("plans3/cases/219", "torchvision"),  # pytorch/vision#9174: `import torchvision`, cut mid-path
+    ],
+)
+def test_a_cut_import_traceback_asks_for_the_import_again(case: str, module: str):
+    argv = asked(check(blind_case(case)))
+    assert any(a[1:] == ["-c", f"import {module}"] for a in argv)
+
+
+def test_a_cut_traceback_of_a_function_call_asks_no_import(tmp_path: Path):
+    # the quiet twin: the REPL's frame, then a function of a package's module (not its __init__ at module level)
+    doc = paste(
+        tmp_path,
+        "Traceback (most recent call last):\n"
+        '  File "<stdin>", line 1, in <module>\n'
+        '  File "/usr/lib/python3/dist-packages/tensorflow/python/client/session.py", line 1511, in __init__\n'
+        "    super\n",
+    )
+    argv = asked(doc)
+    assert argv and not any(a[1:] == ["-c", "import tensorflow"] for a in argv)

@@ -1397,6 +1397,15 @@ def _failing_component_asks(facts: Facts, windows: bool, undecided: bool = False
                     "the failing command's whole output, to its last line: the paste ends before the error",
                 )
             )
+        elif (module := cut.get("module")) and where.image(facts) is None:
+            # the paste ends before the error of an import typed at Python's prompt: the same import, run again by
+            # the same interpreter, prints it (gpudoctor.pasted.read._imported_package)
+            out.append(
+                Ask(
+                    where.python_step(facts, "-c", f"import {module}"),
+                    f"the error the import of {module} ends with, to its last line: the paste ends before it",
+                )
+            )
     for e in facts.pasted.reported("gpu-stack-failure")[:3]:
         component, kind = e.get("component") or "", e.get("component_kind")
         if kind == "library" and not windows:
