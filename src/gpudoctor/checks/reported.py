@@ -1251,8 +1251,8 @@ _DRIVER_SONAME = LazyPattern(r"^lib(?:cuda|nvidia-ml)\.so(?:\.1)?$")
 def check_reported_container_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """A container started without GPU access (docker run without --gpus or the NVIDIA runtime), where the
     text also shows the GPU unusable inside it."""
-    from gpudoctor.cmdline import Cmd, Placeholder
     from gpudoctor.checks.driver import smi_in_gpu_less_container
+    from gpudoctor.cmdline import Cmd, Placeholder
     from gpudoctor.planner.remedy import reporters_docker_run
 
     if other_vendor_gpu_only(facts) is not None:
