@@ -617,6 +617,23 @@ def _host_upgrade(kernel: str | None, library: str | None) -> Remediation | None
     )
 
 
+def smi_in_gpu_less_container(facts: Facts, requested: bool = False) -> bool:
+    """Pasted: nvidia-smi failing to reach the driver beside a container started with plain docker run (no --gpus, no
+    NVIDIA runtime) is the one inside it, which has no /dev/nvidia*: the host's kernel-module steps cannot run in there
+    and decide nothing (mattshma/bigdata#108: `docker run` with hand-made mounts of the driver's files fails where
+    `nvidia-docker run ... nvidia-smi` works; ameli/manylinux-cuda#5: `docker run -it IMAGE`, then nvidia-smi inside).
+    With `requested`, only where the text does not show the GPU request itself failing too (a container toolkit or hook
+    error, catalogue evidence `container-*`, ameli/manylinux-cuda#5's `--gpus all` run): there the request is the
+    fault to fix, not its absence."""
+    errors = facts.pasted.errors
+    return (
+        facts.pasted.partial
+        and facts.driver.smi_error_kind == "driver-unreachable"
+        and any(e.kind == "docker-run-without-gpus" for e in errors)
+        and not (requested and any(e.kind.startswith("container-") for e in errors))
+    )
+
+
 def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
     d = facts.driver
     # Partial evidence (pasted text) that shows nvidia-smi failing but never showed the bus: the GPU is not known absent.
@@ -641,6 +658,8 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return  # gpudoctor's own NVML binding is missing: probe-failed says so
     if facts.platform.container and not device_nodes_ok(facts):
         return  # container-no-gpu
+    if smi_in_gpu_less_container(facts):
+        return  # container-no-gpu (checks.reported.check_reported_container_gpu)
     if (
         not kernel_driver_version(facts)
         and not facts.kernel.nvidia_loaded

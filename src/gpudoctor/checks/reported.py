@@ -1251,6 +1251,7 @@ _DRIVER_SONAME = LazyPattern(r"^lib(?:cuda|nvidia-ml)\.so(?:\.1)?$")
 def check_reported_container_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """A container started without GPU access (docker run without --gpus or the NVIDIA runtime), where the
     text also shows the GPU unusable inside it."""
+    from gpudoctor.checks.driver import smi_in_gpu_less_container
     from gpudoctor.cmdline import Cmd, Placeholder
     from gpudoctor.planner.remedy import reporters_docker_run
 
@@ -1271,6 +1272,10 @@ def check_reported_container_gpu(facts: Facts, ctx: Context) -> Iterable[Finding
         # (image-driver-not-detected: NVIDIA images' start banner, catalogue image-nvidia-driver-not-detected)
         if e.kind in ("nvidia-smi-not-found", "cuda-unavailable", "tf-not-built-with-cuda", "image-driver-not-detected")
         or (e.kind == "nvml" and e.get("code") == "cuda-no-device")
+        # nvidia-smi inside finds no /dev/nvidiactl: a container given the driver's files by hand (-v mounts of
+        # /usr/bin, /usr/lib64/nvidia), but no device nodes, which only the NVIDIA runtime passes in
+        # (checks.driver.smi_in_gpu_less_container)
+        or (e.kind == "nvml" and e.get("code") == "driver-unreachable" and smi_in_gpu_less_container(facts, requested=True))
         # the driver's own user-space library, which no CUDA image ships: the NVIDIA Container Toolkit mounts it
         # from the host into a container that asks for a GPU, and into no other ("unset: the same behaviour as
         # runc, neither GPUs nor capabilities exposed"; `compute` is libcuda, `utility` libnvidia-ml: "Specialized

@@ -140,7 +140,7 @@ _ADAPTERS = Ask(
 
 def ask_for(facts: Facts, findings: list) -> list[Ask]:
     """What to request from the reporter; empty for a whole machine (nothing there is unshown)."""
-    from gpudoctor.checks.driver import no_gpu_said, stated_mismatch
+    from gpudoctor.checks.driver import no_gpu_said, smi_in_gpu_less_container, stated_mismatch
     from gpudoctor.checks.reported import UNEXPLAINED, frameworks_named, other_vendor_gpu_only
 
     if not facts.pasted.partial:
@@ -536,6 +536,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         out = [a for a in out if not _runs_python(a.command, py)]
     # another platform's programs, or another distribution family's package tools, are not asked
     out = [a for a in out if not _linux_only(a.command)] if windows else _on_this_distribution(facts, out)
+    if "container-no-gpu" in codes and smi_in_gpu_less_container(facts):
+        # nvidia-smi failing in a container started without the GPU: the container has no /dev/nvidia*, whatever the
+        # host's module does; the kernel-module reads of the message's catalogue entry decide nothing there
+        out = [a for a in out if a.subject != "nvidia-smi-cannot-communicate"]
     jetson = next((c for c in facts.pasted.cues if c.get("cue") == JETSON_SAID), None)
     if jetson and any(_DISCRETE.search(g.name or "") for g in facts.driver.gpus):
         # a discrete GPU named beside a Jetson: the Jetson is another machine the text mentions (where it worked), and
@@ -779,18 +783,42 @@ _VENV_PYTHON = re.compile(
 _CONDA_PYTHON = re.compile(r"[\\/]envs[\\/]|conda|miniforge|mambaforge", re.I)
 
 
+_USER_SITE = re.compile(r"/\.local/lib/python\d[\d.]*/site-packages\b")
+
+
+def _pip_installed(facts: Facts) -> bool:
+    """Whether the paste shows the packages installed by pip into a Python conda does not manage: a `pip install` typed
+    (rapidsai/cuml#404: `# pip install cuml-cuda100` in a Docker image), or pip's user site in a traceback
+    (rapidsai/cuml#5214: ~/.local/lib/python3.8/site-packages). Never where a `conda install` shows: conda lists pip's
+    installs in its own environments too."""
+    if facts.pasted.reported("conda-install-said"):
+        return False
+    if facts.pasted.reported("pip-install-said"):
+        return True
+    # (pip's user site, where `pip install --user` or a Python whose own site-packages are not writable puts them: conda
+    # installs into an environment's prefix, never there; PEP 370)
+    found = facts.frameworks.python
+    return isinstance(found, Found) and any(_USER_SITE.search(p) for p in found.value.site_packages or ())
+
+
 def _in_venv(facts: Facts, py: str, ask: Ask) -> Ask:
-    """A `conda list` ask where the paste shows the program run by a virtual environment's interpreter, and nothing of
-    conda: conda would list another environment (or not be installed at all), so the environment's own pip lists the
-    same packages, filtered alike (a catalogue entry written for conda's usual install, RAPIDS', asks conda first)."""
+    """A `conda list` ask where the paste shows the program run by a virtual environment's interpreter, or its packages
+    installed by pip (_pip_installed), and nothing of conda: conda would list another environment (or not be installed at
+    all), so the environment's own pip lists the same packages, filtered alike (a catalogue entry written for conda's
+    usual install, RAPIDS', asks conda first)."""
     words = ask.command.argv
-    if words[:2] != ("conda", "list") or not _VENV_PYTHON.search(py) or _CONDA_PYTHON.search(py) or where.conda(facts):
+    if words[:2] != ("conda", "list") or _CONDA_PYTHON.search(py) or where.conda(facts):
+        return ask
+    venv = _VENV_PYTHON.search(py) is not None
+    if not venv and not _pip_installed(facts):
         return ask
     package = [w for w in words[2:] if isinstance(w, str) and not w.startswith("-")]
     pipe = ask.command.pipe or (("grep", "-i", package[0]) if package else ())
     return Ask(
         Cmd((py, "-m", "pip", "list"), pipe=pipe),
-        f"{ask.why}; from the virtual environment's own pip, which conda does not manage",
+        f"{ask.why}; from the virtual environment's own pip, which conda does not manage"
+        if venv
+        else f"{ask.why}; from pip, which installed them here (nothing shows conda)",
         ask.codes,
     )
 
@@ -1367,6 +1395,15 @@ def _failing_component_asks(facts: Facts, windows: bool, undecided: bool = False
                     # a console script's launcher (<env>\Scripts\NAME.exe) is the program itself, run as it is
                     Cmd((script,)) if script.lower().endswith(".exe") else where.python_step(facts, script),
                     "the failing command's whole output, to its last line: the paste ends before the error",
+                )
+            )
+        elif (module := cut.get("module")) and where.image(facts) is None:
+            # the paste ends before the error of an import typed at Python's prompt: the same import, run again by
+            # the same interpreter, prints it (gpudoctor.pasted.read._imported_package)
+            out.append(
+                Ask(
+                    where.python_step(facts, "-c", f"import {module}"),
+                    f"the error the import of {module} ends with, to its last line: the paste ends before it",
                 )
             )
     for e in facts.pasted.reported("gpu-stack-failure")[:3]:

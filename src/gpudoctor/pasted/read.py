@@ -121,7 +121,14 @@ def read_sources(sources: list[Source]) -> Gathered:
             if script is None and 'runpy.py", line' in cut[1]:
                 # runpy ran a console script: its launcher's frame follows (the first of them that names one)
                 script = next((m for x in lines[-2_000:] if ".exe" in x and (m := _SCRIPT_FRAME.search(x))), None)
-            found.append(ErrorEvidence("traceback-cut", cut[0], (("script", script.group(1)),) if script else ()))
+            module = None if script else _imported_package(lines)
+            found.append(
+                ErrorEvidence(
+                    "traceback-cut",
+                    cut[0],
+                    (("script", script.group(1)),) if script else (("module", module),) if module else (),
+                )
+            )
         if not _GPU_WANTED.search(plain[:1_000_000]):
             # llama.cpp's "BLAS = 0" is a plain CPU build's system info, and insightface's "Applied providers:
             # ['CPUExecutionProvider']" a CPU machine's session: a fault only where the text wants the GPU.
@@ -234,6 +241,28 @@ _SCRIPT_FRAME = re.compile(
 
 
 _FRAME = re.compile(r'^\s+File "[^"]{1,400}", line \d')
+
+# A traceback of an import typed at Python's prompt: its first frame the REPL's (<stdin>), its second the installed
+# package's __init__ run at module level (rapidsai/cuml#5214: `>>> import cuml`; rapidsai/cudf#10308: `import cudf`;
+# pytorch/vision#9174: `import torchvision`).
+_STDIN_FRAME = re.compile(r'^\s*File "<stdin>", line \d{1,6}, in <module>\s*$')
+_PACKAGE_INIT_FRAME = re.compile(
+    r'^\s*File "[^"]{0,300}[\\/](?:site|dist)-packages[\\/](?P<package>[A-Za-z_]\w{0,100})[\\/]__init__\.py", '
+    r"line \d{1,6}, in <module>\s*$"
+)
+
+
+def _imported_package(lines: list[str]) -> str | None:
+    """The package whose import the last traceback shows failing at the REPL (_STDIN_FRAME, then _PACKAGE_INIT_FRAME),
+    or None: what `python -c "import PACKAGE"` runs again to print the error a cut paste hides."""
+    starts = [i for i, line in enumerate(lines[:200_000]) if "Traceback (most recent call last)" in line[:300]]
+    if not starts:
+        return None
+    frames = [line for line in lines[starts[-1] + 1 : starts[-1] + 40] if _FRAME.match(line)][:2]
+    if len(frames) < 2 or not _STDIN_FRAME.match(frames[0]):
+        return None
+    m = _PACKAGE_INIT_FRAME.match(frames[1])
+    return m.group("package") if m else None
 
 
 def _cuda_errors(said: str, found: list[ErrorEvidence], kinds: set[str]) -> list[ErrorEvidence]:

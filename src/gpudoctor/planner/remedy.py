@@ -715,6 +715,12 @@ def reporters_docker_run(facts: Facts, gpus: bool) -> Cmd | None:
     said = [e for e in facts.pasted.reported("docker-run-said") if e.get("args")] if facts.pasted.partial else []
     if not said:
         return None
+    if gpus:
+        # the run that lacked the GPU is the one to give it: not a working `nvidia-docker run` (or a --gpus one) the
+        # text shows beside it (mattshma/bigdata#108: `docker run -v ...` fails, `nvidia-docker run ... nvidia-smi`
+        # works)
+        without = {e.line for e in facts.pasted.reported("docker-run-without-gpus")}
+        said = [e for e in said if e.line in without] or said
     words = (e_args := said[-1].get("args") or "").split()
     if not e_args:
         return None
