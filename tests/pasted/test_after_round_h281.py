@@ -89,7 +89,10 @@ CASES = Path(__file__).resolve().parent / "cases"
         # deepspeedai/DeepSpeed#3308: bash in a script, "line 17: deepspeed: command not found" after a user-scheme pip
         (lambda: blind_case("plans20/cases/2013"), "deepspeed"),
         # huggingface/huggingface_hub#1512: zsh's "command not found: huggingface-cli" (package huggingface_hub)
-        (lambda: CASES / "hfhub-1512-macos-pip-user-install-huggingface-cli-zsh-command-not-found" / "report.txt", "huggingface-cli"),
+        (
+            lambda: CASES / "hfhub-1512-macos-pip-user-install-huggingface-cli-zsh-command-not-found" / "report.txt",
+            "huggingface-cli",
+        ),
     ],
 )
 def test_a_launcher_pip_put_in_the_user_scheme_is_put_on_path(path, program: str):
