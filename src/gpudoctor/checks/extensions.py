@@ -748,9 +748,9 @@ def _rebuild_here(
             )
         )
     if module := _top_level_module(obj):
-        from gpudoctor.planner.remedy import python_exe
+        from gpudoctor.planner.where import python_step
 
-        cmds.append(Cmd((python_exe(facts), "-c", f"import torch, {module}"), note="the rebuilt module loads"))
+        cmds.append(dataclasses.replace(python_step(facts, "-c", f"import torch, {module}"), note="the rebuilt module loads"))
     return Remediation(
         f"Rebuild {name}{f' {_base(version)}' if version else ', the release installed,'} against the installed torch"
         + (f" {_base(torch)}" if torch else "")
