@@ -695,12 +695,14 @@ def test_selective_scan_cuda_is_mamba_ssms_extension_and_its_installed_release_i
     report = _report(_plans15("1504"))
     f = {f.code: f for f in report.findings}["extension-symbol-missing"]
     assert f.title.startswith("mamba-ssm needs")
-    show, install = f.remediation.commands
+    show, install, loads = f.remediation.commands
     assert show.argv == ("%pip", "show", "mamba-ssm")
     assert install.argv == (
         "%pip", "install", "--no-build-isolation", "--no-binary", "mamba-ssm", "--no-cache-dir", "--force-reinstall",
         "--no-deps", Placeholder("mamba-ssm-pin"),
     )  # fmt: skip
+    # the module the error named, imported after torch: the rebuild took when it loads (plans20/2065)
+    assert loads.argv[-2:] == ("-c", "import torch, selective_scan_cuda")
 
 
 @states("extension-symbol-missing", FIRES)

@@ -49,6 +49,37 @@ def test_pytorchs_cudnn_message_names_both_versions():
     assert pasted_findings(text)["cudnn-too-old"].title == "cuDNN 8.5.0 is older than PyTorch requires (8.9.2)"
 
 
+TF1 = (
+    "E tensorflow/stream_executor/cuda/cuda_dnn.cc:378] Loaded runtime CuDNN library: {loaded} (compatibility version "
+    "{lc}) but source was compiled with {compiled} (compatibility version {cc}).  If using a binary install, upgrade "
+    "your CuDNN library to match."
+)
+
+
+def _argvs(rem) -> list[tuple[str, ...]]:
+    return [tuple(str(a) for a in c.argv) for c in rem.commands if hasattr(c, "argv")]
+
+
+@states("cudnn-too-old", FIRES)
+def test_tf1_refusing_a_newer_cudnn_major_moves_to_the_release_built_for_it():
+    """cudnn-too-old.md: TensorFlow before 1.11 takes only the compiled major.minor; a newer major loaded (cuDNN 6 over
+    a 5.1 build, CUDA 8 both) is fixed in the environment by the first release built for it (tensorflow-gpu 1.3.0),
+    never called older (plans20/2072, charlesq34/pointnet#82)."""
+    found = pasted_findings(TF1.format(loaded="6021", lc="6000", compiled="5105", cc="5100"))["cudnn-too-old"]
+    assert "older" not in found.title
+    assert ("python3", "-m", "pip", "install", "tensorflow-gpu==1.3.0") in _argvs(found.remediation)
+    assert found.remediation.alternative is not None
+
+
+@states("cudnn-too-old", FIRES)
+def test_tf1_refusing_a_newer_cudnn_major_of_another_cuda_installs_no_release():
+    """cuDNN 7 over a cuDNN 6 build: every release built for cuDNN 7 needs CUDA 9 where the installed one runs on CUDA
+    8, so no pip move is offered (tsinghua-rll/VoxelNet-tensorflow#19)."""
+    found = pasted_findings(TF1.format(loaded="7003", lc="7000", compiled="6021", cc="6000"))["cudnn-too-old"]
+    assert "older" not in found.title
+    assert not [a for a in _argvs(found.remediation) if "install" in a]
+
+
 NVCC = (
     "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release {mm}, V{v}\nBuild cuda_{mm}.r{mm}/compiler.0\n\n"
     "RuntimeError: The NVIDIA driver on your system is too old (found version 12020). Please update your GPU driver\n"

@@ -93,3 +93,17 @@ def test_the_asks_name_the_package_folder_the_object_sits_in_under_site_packages
     assert _site_package("/h/.local/lib/python3.8/site-packages/torch_points_kernels/points_cpu.so") == "torch-points-kernels"
     assert _site_package("/e/lib/python3.10/site-packages/torch/lib/libc10.so") is None
     assert _site_package("/venv/lib/python3.10/site-packages/exllamav2_ext.cpython-310-x86_64-linux-gnu.so") is None
+
+
+def test_a_top_level_extension_module_is_imported_by_its_stem():
+    """The rebuilt module the error named is read back by its import name only where the file is a top-level module
+    (alone, or directly in site-packages); a module inside a package folder is imported under a name the file does not
+    give (plans20/2065, plans15/1504)."""
+    from gpudoctor.checks.extensions import _top_level_module
+
+    assert _top_level_module("flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so") == "flash_attn_2_cuda"
+    assert _top_level_module("/env/lib/python3.10/site-packages/selective_scan_cuda.cpython-310-x86_64-linux-gnu.so") == (
+        "selective_scan_cuda"
+    )
+    assert _top_level_module("/env/lib/python3.10/site-packages/xformers/_C.so") is None
+    assert _top_level_module("/usr/lib/libc10.so") is None

@@ -503,7 +503,7 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
             # Its own version was not shown, torch's was: the release of it built for this torch (issue 27, kind 9).
             rem = _unversioned_fix(facts, ctx, owner, torch)
         if rem is None and owner in _BUILDS_AGAINST_TORCH:
-            rem = _rebuild_here(facts, ctx, owner, (companion.version if companion else dists.get(owner, "")), torch)
+            rem = _rebuild_here(facts, ctx, owner, (companion.version if companion else dists.get(owner, "")), torch, obj)
         if rem is None and (cached := _JIT_CACHE.fullmatch(obj)):
             rem = _clear_jit_cache(facts, cached.group("dir"), torch)
         elif rem is None and (root := in_tree_build(obj)):
@@ -706,11 +706,26 @@ _MOVES_TO_TORCH = ("torchvision", "torchaudio", "xformers", "flash-attn")
 _BUILDS_AGAINST_TORCH = ("flash-attn", "mamba-ssm", "causal-conv1d")
 
 
-def _rebuild_here(facts: Facts, ctx: Context, name: str, version: str, torch: str | None) -> Remediation:
+def _top_level_module(obj: str) -> str | None:
+    """The importable name of a compiled extension module an error names where it is a top-level module (its file
+    alone, or directly in site-packages: flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so, selective_scan_cuda...so),
+    else None (a module inside a package is imported through it, under a name the file does not give)."""
+    folder, name = posixpath.split(obj)
+    m = _EXT_MODULE.fullmatch(name)
+    if m is None or (folder and posixpath.basename(folder) not in ("site-packages", "dist-packages")):
+        return None
+    return m.group("stem")
+
+
+def _rebuild_here(
+    facts: Facts, ctx: Context, name: str, version: str, torch: str | None, obj: str = ""
+) -> Remediation:
     """`name` built again against the torch the failing interpreter loads (_BUILDS_AGAINST_TORCH): the same release,
     never the newest in its place (a newer release may need a newer torch, or change the API the program uses), so
     where the text did not show its version pip show reads it first and the install names it; torch's version and
-    toolkit are read first where the text did not show them."""
+    toolkit are read first where the text did not show them. The module the error named is imported last (after
+    torch, whose libc10 it links against): the rebuild took when it loads, which torch.cuda.is_available() does not
+    show (plans20/2065)."""
     import dataclasses
 
     from gpudoctor.cmdline import Placeholder
@@ -732,6 +747,10 @@ def _rebuild_here(facts: Facts, ctx: Context, name: str, version: str, torch: st
                 note=f"{pin}: {name}==VERSION, the version pip show printed (the same release, built for this torch)",
             )
         )
+    if module := _top_level_module(obj):
+        from gpudoctor.planner.where import python_step
+
+        cmds.append(dataclasses.replace(python_step(facts, "-c", f"import torch, {module}"), note="the rebuilt module loads"))
     return Remediation(
         f"Rebuild {name}{f' {_base(version)}' if version else ', the release installed,'} against the installed torch"
         + (f" {_base(torch)}" if torch else "")

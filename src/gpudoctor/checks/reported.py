@@ -898,12 +898,32 @@ def _cudnn_stray(facts: Facts, who: str, loaded: str, compiled: str) -> Remediat
     )
 
 
+# TensorFlow 1.x GPU wheels by the cuDNN major they were built with: (first release built for it, the CUDA of every
+# release built for it). The tested build configurations (https://www.tensorflow.org/install/source#gpu, Linux GPU):
+# tensorflow_gpu-1.0.0 to 1.2.0 CUDA 8 / cuDNN 5.1; 1.3.0 and 1.4.0 CUDA 8 / cuDNN 6; 1.5.0 to 1.12.0 CUDA 9 / cuDNN 7.
+_TF1_BY_CUDNN = {5: ("1.0.0", "8.0"), 6: ("1.3.0", "8.0"), 7: ("1.5.0", "9.0")}
+
+
+def _tf1_built_for(loaded: str, compiled: str) -> str | None:
+    """The TensorFlow 1.x release to move to where the cuDNN that loads is of a NEWER major than the one the installed
+    build was compiled with (whose "compatibility version" check refuses it): the first release built for the loaded
+    major, where that release is built for the same CUDA as the installed one. The installed build got as far as
+    loading cuDNN, so its own CUDA runtime loads here, and a release of that CUDA runs on what the machine has; a
+    release of another CUDA (cuDNN 6 to 7 is CUDA 8 to 9) would need a toolkit the text does not show."""
+    have, want = major(compiled), major(loaded)
+    if have is None or want is None or want <= have or have not in _TF1_BY_CUDNN or want not in _TF1_BY_CUDNN:
+        return None
+    release, cuda = _TF1_BY_CUDNN[want]
+    return release if cuda == _TF1_BY_CUDNN[have][1] else None
+
+
 def _cudnn_minor_differs(facts: Facts, e, loaded: str, compiled: str) -> Finding:
     """TensorFlow 1.x before 1.11 refused a cuDNN of another minor than the one it was compiled with, newer ones too
     (its "compatibility version" line, parsers.error_texts): the cuDNN that loads must be the compiled major.minor.
     The threads' fix is that minor put where TensorFlow loads it (qianguih/voxelnet#50: conda install cudnn=7.0.5 in
     the environment; LeoCHANGcn/Nvidia-docker-Ubuntu-16.04-Unity-Desktop-TensorFlow-with-GPU#1: libcudnn7 7.0.5), or a
     TensorFlow whose check accepts a newer minor (1.11 on: "equal or higher minor version")."""
+    from gpudoctor.planner.remedy import pip
     from gpudoctor.planner.where import python_step
     from gpudoctor.versions import major_minor
 
@@ -914,11 +934,42 @@ def _cudnn_minor_differs(facts: Facts, e, loaded: str, compiled: str) -> Finding
         Cmd(("ldconfig", "-p"), pipe=("grep", "libcudnn"), note="the copies of cuDNN the loader's cache knows"),
         Cmd(("printenv", "LD_LIBRARY_PATH"), note="the directories searched before the cache"),
     )
+    newer = vkey(loaded)[:1] > vkey(compiled)[:1]
+    release = _tf1_built_for(loaded, compiled) if newer and who == "TensorFlow" else None
     if where.conda(facts):
         rem = Remediation(
             f"This {who} build accepts only cuDNN {mm}.x: install cuDNN {mm} into the same conda environment "
             f"(activated), then run the program again.",
             (*looks, Cmd(("conda", "list", "cudnn")), Cmd(("conda", "install", f"cudnn={mm}"))),
+            component="cudnn",
+        )
+    elif release:
+        # pythonic projects of that era pin TensorFlow 1.x loosely; the release built for the cuDNN the machine holds
+        # is a user-level pip step (no root: the threads' reporters on shared servers could not install cuDNN)
+        cuda = _TF1_BY_CUDNN[major(loaded) or 0][1]
+        rem = Remediation(
+            f"The cuDNN that loads ({loaded}) is of a newer major than this {who} build was compiled with ({compiled}), "
+            f"and a {who} before 1.11 takes only its own cuDNN major.minor. Install the first {who} release built for "
+            f"cuDNN {major(loaded)}, tensorflow-gpu {release} (CUDA {cuda}, like the installed build, whose CUDA "
+            "runtime already loads here), in the same environment: no system library changes.",
+            (*looks[:1], pip(facts, "install", f"tensorflow-gpu=={release}"), python_step(
+                facts, "-c", "import tensorflow as tf; print(tf.__version__, tf.test.is_gpu_available())"
+            )),
+            component="tensorflow",
+            alternative=Remediation(
+                f"Keep this {who} and put a cuDNN {mm}.x for CUDA {cuda} first on LD_LIBRARY_PATH (unpacked to a "
+                "folder of your own; no root needed).",
+                looks[1:],
+                component="cudnn",
+            ),
+        )
+    elif newer:
+        rem = Remediation(
+            f"The cuDNN that loads ({loaded}) is of a newer major than this {who} build was compiled with ({compiled}), "
+            f"and its check takes only cuDNN {mm}.x: put a cuDNN {mm}.x for the CUDA this build uses where {who} "
+            f"loads it (unpacked to its own folder, first on LD_LIBRARY_PATH), or move to a {who} release built for "
+            f"cuDNN {major(loaded)} together with the CUDA that release needs.",
+            looks,
             component="cudnn",
         )
     else:
@@ -937,7 +988,8 @@ def _cudnn_minor_differs(facts: Facts, e, loaded: str, compiled: str) -> Finding
         "cudnn",
         f"cuDNN {loaded} is not the cuDNN {mm} this {who} build requires (compiled with {compiled})",
         f"The cuDNN that loads is {loaded}; the build was compiled with {compiled} and its check (the 'compatibility "
-        f"version' in the message) accepts only the same major and minor (a newer minor is refused too).",
+        f"version' in the message) accepts only the same major and minor (a newer "
+        f"{'major' if newer else 'minor'} is refused too).",
         (ev("pasted", e.line),),
         rem,
     )
@@ -951,7 +1003,9 @@ def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     e = said[0]
     loaded, compiled = e.get("loaded") or "", e.get("compiled") or ""
-    if e.get("rule") == "equal-minor" and vkey(loaded)[:2] != vkey(compiled)[:2] and vkey(loaded)[:1] == vkey(compiled)[:1]:
+    # the "compatibility version" check refuses any other major.minor: a newer major too, which the generic finding
+    # below would call older (tsinghua-rll/VoxelNet-tensorflow#19, charlesq34/pointnet#82)
+    if e.get("rule") == "equal-minor" and vkey(loaded)[:2] != vkey(compiled)[:2] and vkey(loaded)[:1] >= vkey(compiled)[:1]:
         yield _cudnn_minor_differs(facts, e, loaded, compiled)
         return
     if vkey(loaded)[:1] == vkey(compiled)[:1] and vkey(loaded)[:3] >= vkey(compiled)[:3]:
