@@ -717,9 +717,7 @@ def _top_level_module(obj: str) -> str | None:
     return m.group("stem")
 
 
-def _rebuild_here(
-    facts: Facts, ctx: Context, name: str, version: str, torch: str | None, obj: str = ""
-) -> Remediation:
+def _rebuild_here(facts: Facts, ctx: Context, name: str, version: str, torch: str | None, obj: str = "") -> Remediation:
     """`name` built again against the torch the failing interpreter loads (_BUILDS_AGAINST_TORCH): the same release,
     never the newest in its place (a newer release may need a newer torch, or change the API the program uses), so
     where the text did not show its version pip show reads it first and the install names it; torch's version and

@@ -952,9 +952,11 @@ def _cudnn_minor_differs(facts: Facts, e, loaded: str, compiled: str) -> Finding
             f"and a {who} before 1.11 takes only its own cuDNN major.minor. Install the first {who} release built for "
             f"cuDNN {major(loaded)}, tensorflow-gpu {release} (CUDA {cuda}, like the installed build, whose CUDA "
             "runtime already loads here), in the same environment: no system library changes.",
-            (*looks[:1], pip(facts, "install", f"tensorflow-gpu=={release}"), python_step(
-                facts, "-c", "import tensorflow as tf; print(tf.__version__, tf.test.is_gpu_available())"
-            )),
+            (
+                *looks[:1],
+                pip(facts, "install", f"tensorflow-gpu=={release}"),
+                python_step(facts, "-c", "import tensorflow as tf; print(tf.__version__, tf.test.is_gpu_available())"),
+            ),
             component="tensorflow",
             alternative=Remediation(
                 f"Keep this {who} and put a cuDNN {mm}.x for CUDA {cuda} first on LD_LIBRARY_PATH (unpacked to a "
