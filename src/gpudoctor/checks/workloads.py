@@ -134,6 +134,25 @@ def pod_owner(facts: Facts) -> tuple[str, str] | None:
     return (kind, name) if kind in _OWNER_RESOURCE and name else None
 
 
+def pod_template(facts: Facts) -> tuple[tuple[str, ...], str, str]:
+    """Where a variable of the pod's environment is changed: kubectl's namespace options, the pod the paste names
+    ("" where none) and the workload whose pod template holds the environment (kind/name of the pod's owner where
+    the text shows it; else a Deployment, what media servers and most services run as)."""
+    ns, pod = kubectl_pod(facts)
+    owner = pod_owner(facts)
+    workload = f"{owner[0].lower()}/{owner[1]}" if owner else "deployment/<deployment>"
+    return (("-n", ns) if ns else ()), pod, workload
+
+
+def env_in_pod_template(in_ns: tuple[str, ...], workload: str, change: str, *, note: str, recreated: str) -> tuple[Cmd, Cmd]:
+    """`kubectl set env` on the workload's pod template (NAME=value, or NAME- to take it out), then the rollout that
+    recreates the pods with it: the runtime and the program read the environment when a container is created."""
+    return (
+        Cmd(("kubectl", *in_ns, "set", "env", workload, change), note=note),
+        Cmd(("kubectl", *in_ns, "rollout", "status", workload), note=recreated),
+    )
+
+
 def _pod_change(in_ns: tuple[str, ...], pod: str | Placeholder, owner: tuple[str, str] | None) -> tuple[str, tuple[Cmd, ...]]:
     """How the pod gets the runtime class and its GPU: in its owner's pod template where a controller owns it (the pod
     itself is recreated from that template, and a pod's runtimeClassName cannot change in place), else its manifest."""

@@ -161,13 +161,9 @@ def _pod_video_capability(facts: Facts, e) -> Finding:
     controller recreates the pods with it (kubernetes/website, content/en/docs/reference/kubectl/generated/
     kubectl_set/kubectl_set_env.md: "Update environment variables on a pod template"); the runtime reads the variable
     when the new pod's container is created. The device plugin allocates the GPU already: it is not reinstalled."""
-    from gpudoctor.checks.workloads import kubectl_pod, pod_owner
+    from gpudoctor.checks.workloads import env_in_pod_template, pod_template
 
-    ns, pod = kubectl_pod(facts)
-    in_ns = ("-n", ns) if ns else ()
-    owner = pod_owner(facts)
-    # (a Deployment where the text names no controller: what media servers and most services run as)
-    workload = f"{owner[0].lower()}/{owner[1]}" if owner else "deployment/<deployment>"
+    in_ns, pod, workload = pod_template(facts)
     return Finding(
         "container-video-capability-missing",
         Severity.ERROR,
@@ -190,11 +186,13 @@ def _pod_video_capability(facts: Facts, e) -> Finding:
                     ("kubectl", *in_ns, "exec", pod or Placeholder("pod"), "--", "printenv", "NVIDIA_DRIVER_CAPABILITIES"),
                     note="empty or without video: the runtime's default, compute,utility",
                 ),
-                Cmd(
-                    ("kubectl", *in_ns, "set", "env", workload, "NVIDIA_DRIVER_CAPABILITIES=compute,utility,video"),
+                *env_in_pod_template(
+                    in_ns,
+                    workload,
+                    "NVIDIA_DRIVER_CAPABILITIES=compute,utility,video",
                     note="its pod template's environment (a StatefulSet: statefulset/NAME)",
+                    recreated="the pods recreated with it",
                 ),
-                Cmd(("kubectl", *in_ns, "rollout", "status", workload), note="the pods recreated with it"),
                 Cmd(
                     ("kubectl", *in_ns, "exec", workload, "--", "ldconfig", "-p"),
                     pipe=("grep", "-E", "libnvcuvid|libnvidia-encode"),
@@ -573,12 +571,9 @@ def check_visible_devices_uuid(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "release of the program that accepts UUIDs (dask-cuda 0.17 and later does), avoids it."
     )
     if container_said(facts) == "kubernetes":
-        from gpudoctor.checks.workloads import kubectl_pod, pod_owner
+        from gpudoctor.checks.workloads import env_in_pod_template, pod_template
 
-        ns, pod = kubectl_pod(facts)
-        in_ns = ("-n", ns) if ns else ()
-        owner = pod_owner(facts)
-        workload = f"{owner[0].lower()}/{owner[1]}" if owner else "deployment/<deployment>"
+        in_ns, pod, workload = pod_template(facts)
         yield Finding(
             "cuda-visible-devices-hides-all",
             Severity.ERROR,
@@ -597,11 +592,13 @@ def check_visible_devices_uuid(facts: Facts, ctx: Context) -> Iterable[Finding]:
                         ("kubectl", *in_ns, "exec", pod or Placeholder("pod"), "--", "nvidia-smi", "-L"),
                         note="the pod's own GPUs, numbered from 0, and the UUIDs the variable holds",
                     ),
-                    Cmd(
-                        ("kubectl", *in_ns, "set", "env", workload, "CUDA_VISIBLE_DEVICES-"),
+                    *env_in_pod_template(
+                        in_ns,
+                        workload,
+                        "CUDA_VISIBLE_DEVICES-",
                         note="its pod template's environment without the variable (a StatefulSet: statefulset/NAME)",
+                        recreated="the pods recreated without it",
                     ),
-                    Cmd(("kubectl", *in_ns, "rollout", "status", workload), note="the pods recreated without it"),
                     Cmd(("kubectl", *in_ns, "logs", workload), pipe=("tail", "-n", "40"), note="the program past its start"),
                 ),
                 component="container",

@@ -818,12 +818,9 @@ def check_ollama_library_override(facts: Facts, ctx: Context) -> Iterable[Findin
     system = (facts.platform.system or "").lower()
     check_line = ("grep", "-iE", "inference compute|skipping available library")
     if runtime == "kubernetes":
-        from gpudoctor.checks.workloads import kubectl_pod, pod_owner
+        from gpudoctor.checks.workloads import env_in_pod_template, pod_template
 
-        ns, pod = kubectl_pod(facts)
-        in_ns = ("-n", ns) if ns else ()
-        owner = pod_owner(facts)
-        workload = f"{owner[0].lower()}/{owner[1]}" if owner else "deployment/<deployment>"
+        in_ns, pod, workload = pod_template(facts)
         fix = (
             "Remove OLLAMA_LLM_LIBRARY from the Ollama pod's environment: delete it where the chart values or the "
             "manifest set it (so the next helm upgrade or apply does not put it back), or take it out of the pod "
@@ -834,8 +831,13 @@ def check_ollama_library_override(facts: Facts, ctx: Context) -> Iterable[Findin
                 ("kubectl", *in_ns, "exec", pod or Placeholder("pod"), "--", "printenv", "OLLAMA_LLM_LIBRARY"),
                 note=f"{value}: the value set in the pod",
             ),
-            Cmd(("kubectl", *in_ns, "set", "env", workload, "OLLAMA_LLM_LIBRARY-"), note="its pod template without it"),
-            Cmd(("kubectl", *in_ns, "rollout", "status", workload), note="the pod recreated without it"),
+            *env_in_pod_template(
+                in_ns,
+                workload,
+                "OLLAMA_LLM_LIBRARY-",
+                note="its pod template without it",
+                recreated="the pod recreated without it",
+            ),
             Cmd(("kubectl", *in_ns, "logs", workload), pipe=check_line, note="the GPU listed under inference compute"),
         )
         component, where = "container", "the cluster"
