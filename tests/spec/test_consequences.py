@@ -154,14 +154,16 @@ KNOWN_ALTERNATIVES = (
 # --fix-broken) sets the user-space build and leaves its module pending; a reboot, or modprobe after rmmod, loads it;
 # module and library one build, NVML answers and the mismatch texts go (39 over 12 mismatch cases); the branch
 # `ubuntu-drivers install` picks where any NVIDIA driver answers the finding (none installed, nouveau: 9 over 3 cases).
-# What is left, by the model's reason (h289's census of the 159): whether a bare python3 is the environment's
-# interpreter on a paste that shows none (25); wsl --install/--update/--set-version, another system (24); findings
+# 138 (21 fewer): a bare python3 on a paste that shows no interpreter by its path is the environment's where the paste
+# shows no other environment (no conda, venv or prefix; the system's site directories only).
+# What is left, by the model's reason (h289's census of the 138): whether a bare python3 is the interpreter of a conda
+# environment a paste shows (4); wsl --install/--update/--set-version, another system (24); findings
 # judged on the pasted text alone (23); the NVIDIA wheels of a PyTorch-index torch build (10); cuDNN packages where the
 # loader's cache was not recorded (8); the host's container runtime (6); conda installs other than CUDA and cuDNN into
 # a Windows prefix (5); the branch the distribution picks for a driver judged too old (4: whether it is new enough is
 # chosen on the day); a reboot after a mismatch whose module is newer than its libraries (2: the CUDA compatibility
 # package's libcuda); modules, udev rules, fuser, id, unpinned wheels and the rest (under 5 each).
-UNMODELLED_AT_MOST = 159
+UNMODELLED_AT_MOST = 138
 
 
 def _violations(case: str):
@@ -1197,3 +1199,22 @@ def _after_plan(report, commands):
         needs(s, a)
         apply(s, a)
     return s.facts
+
+
+_WHICH_PYTHON = "is the environment's interpreter: the report does not show which it is"
+
+
+@pytest.mark.parametrize(
+    ("slug", "stands"),
+    [
+        ("cryodrgn-91-rtx3090-sm86-torch-sm75", True),  # no interpreter shown at all
+        ("gliner-267-pip-onnxruntime-and-onnxruntime-gpu-both-device-cpu", True),  # the system's site directory only
+        ("pytorch-30071-titanxp-torch131-cu101-driver410", True),
+        ("mt3-83-colab-jaxlib-0320-newer-than-jax-0315", True),  # Debian's /usr/local/lib/python3.7/dist-packages
+        ("pytorch-28321-t4-conda-torch130-cu101-driver410", False),  # a conda environment: python3 is it only activated
+        ("pytorch-51858-windows-torch1121-conda-cpu-rtx3060", False),
+    ],
+)
+def test_a_bare_python3_is_the_environments_interpreter_where_the_paste_shows_no_other(slug, stands):
+    reasons = [v.reason for v in result(f"pasted:{slug}").of_kind("unmodelled")]
+    assert any(_WHICH_PYTHON in r for r in reasons) is not stands, reasons
