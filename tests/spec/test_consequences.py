@@ -158,13 +158,14 @@ KNOWN_ALTERNATIVES = (
 # shows no other environment (no conda, venv or prefix; the system's site directories only).
 # 128 (10 fewer): reads read as reads: wsl -l -v, --status, --version; id; fuser without -k; command -v; module list,
 # avail, show, spider.
-# What is left, by the model's reason (h289's census of the 138): whether a bare python3 is the interpreter of a conda
-# environment a paste shows (4); wsl --install/--update/--set-version, another system (24); findings
-# judged on the pasted text alone (23); the NVIDIA wheels of a PyTorch-index torch build (10); cuDNN packages where the
-# loader's cache was not recorded (8); the host's container runtime (6); conda installs other than CUDA and cuDNN into
-# a Windows prefix (5); the branch the distribution picks for a driver judged too old (4: whether it is new enough is
-# chosen on the day); a reboot after a mismatch whose module is newer than its libraries (2: the CUDA compatibility
-# package's libcuda); modules, udev rules, fuser, id, unpinned wheels and the rest (under 5 each).
+# What is left, by the model's reason (h289's census of the 128): findings judged on the pasted text alone (23);
+# wsl --install (another system, 15) and wsl --update on WSL 1 (6); the NVIDIA wheels of a PyTorch-index torch build,
+# whose pins the matrix read for PyPI's builds only (10); cuDNN packages where the loader's cache was not recorded (8);
+# NVIDIA wheels and other packages unpinned (11); the host's container runtime (6); conda installs other than CUDA and
+# cuDNN into a Windows prefix (5); a GPU off the bus or reset (6); the branch the distribution picks for a driver judged
+# too old (4); a bare python3 where the paste shows a conda environment (4); the module and device nodes without a
+# driver step (4); package removals and ldconfig (5); LD_LIBRARY_PATH directories nobody listed (3); a reboot after a
+# mismatch whose module is newer than its libraries (2: the CUDA compatibility package's libcuda); the rest (under 3).
 UNMODELLED_AT_MOST = 128
 
 
