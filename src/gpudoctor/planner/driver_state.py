@@ -27,7 +27,7 @@ class DriverBuild:
 
     version: str | None
     branch: str | None
-    origin: str  # what put it there: "the machine", "step 2: apt-get install nvidia-driver-535"
+    origin: str  # what put it there: "the machine", "step 2's nvidia-driver-535", "step 1's package repair"
 
     @property
     def said(self) -> str:
@@ -40,8 +40,9 @@ class DriverBuild:
 
 # The driver's packages by their names: the ones that carry the kernel module (Ubuntu's nvidia-driver-N and
 # nvidia-dkms-N, NVIDIA's repository's cuda-drivers and nvidia-open, Fedora's akmod-nvidia) and the user-space alone
-# (nvidia-utils-N: nvidia-smi; libnvidia-compute-N: NVML and libcuda), with the branch a name carries and the version
-# a `=VERSION-*` pin names (apt's name=version; dnf's name-version).
+# (Ubuntu's nvidia-utils-N and libnvidia-compute-N, the pair gpudoctor.planner.remedy.userspace_for_module installs at
+# the loaded module's version), with the branch a name carries and the version a `=VERSION-*` pin names (apt's
+# name=version).
 _MODULE_PKG = re.compile(r"(nvidia-driver|nvidia-dkms|nvidia-open|cuda-drivers|akmod-nvidia|kmod-nvidia)")
 _USERSPACE_PKG = re.compile(r"(nvidia-utils|libnvidia-compute|libnvidia-gl|nvidia-compute-utils)")
 _BRANCH = re.compile(r"-(\d{3})(?:-open|-server|-server-open)?(?:[=:]|\Z)")
