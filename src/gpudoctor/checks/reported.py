@@ -2026,6 +2026,7 @@ _DESCRIPTIVE = frozenset(
         "compose-up-said",  # what started the containers; the failure beside it is its own evidence
         "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
         "video-capability-said",  # a container's setting; judged beside a video library failing (checks.catalogued.devices)
+        "gpu-driver-container-said",  # whose log it is (the GPU Operator's driver container); its errors are their own evidence
         "workload-gpus",
         "gpus-variable-said",  # an env file's variable, read beside a compose spec
         "ranks-on-hosts",  # where a distributed job runs; its failure is judged by gpudoctor.checks.workloads
