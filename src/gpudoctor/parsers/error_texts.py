@@ -169,6 +169,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "cudnn-version-said": "the cuDNN version an issue template's environment fields state",
     "slurm-devices-unconstrained": "Slurm's cgroup.conf shown without ConstrainDevices=yes, beside a job's GPUs",
     "gpu-operator-driver-crashing": "the GPU Operator's driver pod restarting in CrashLoopBackOff",
+    "cupy-import-failed": "CuPy's import failed: a compiled module of it could not load its CUDA library",
     "kernel-compiler-differs": "a kernel module built with another compiler than the one the running kernel was built with",
     "gpu-driver-container-said": "the GPU Operator's driver container's own log (it builds the NVIDIA module on the node)",
     "nvidia-module-load-failed": "nvidia-installer built the NVIDIA kernel module and the kernel refused to load it",
