@@ -1397,7 +1397,15 @@ def check_reported_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             Severity.ERROR,
             "frameworks",
             f"{'PyTorch ' + version if version else 'the installed PyTorch'} is a CPU-only build",
-            "PyTorch said so ('Torch not compiled with CUDA enabled'): it cannot use the GPU however the driver is set up.",
+            (
+                # (catalogue torch-cpu-build-no-cuda-binding: a torch.cuda function reached the missing binding first)
+                "Python said so: torch._C has none of PyTorch's CUDA functions ('"
+                + e.line.strip()[-120:]
+                + "'), as in every build without CUDA: it cannot use the GPU however the driver is set up."
+                if e.get("entry") == "torch-cpu-build-no-cuda-binding"
+                else "PyTorch said so ('Torch not compiled with CUDA enabled'): it cannot use the GPU however the driver is "
+                "set up."
+            ),
             (ev("pasted", e.line),),
             plan_remediation(facts, ctx, "torch", version, "Install a CUDA build of PyTorch."),
         )
@@ -2026,6 +2034,7 @@ _DESCRIPTIVE = frozenset(
         "compose-up-said",  # what started the containers; the failure beside it is its own evidence
         "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
         "video-capability-said",  # a container's setting; judged beside a video library failing (checks.catalogued.devices)
+        "gpu-driver-container-said",  # whose log it is (the GPU Operator's driver container); its errors are their own evidence
         "workload-gpus",
         "gpus-variable-said",  # an env file's variable, read beside a compose spec
         "ranks-on-hosts",  # where a distributed job runs; its failure is judged by gpudoctor.checks.workloads

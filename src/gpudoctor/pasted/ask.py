@@ -218,6 +218,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # the GPU Operator's driver container failing before it builds the module: the node has no driver for
         # nvidia-smi to answer from until that container succeeds (its own asks decide; plans16 1603, h231)
         and not any(facts.pasted.reported(kind) for kind in _DRIVER_NOT_BUILT)
+        # (or judged unable to build it for the node's kernel: its compiler older than the kernel's, h288)
+        and "driver-container-kernel-unsupported" not in codes
     ):
         if not d.version and _name_cut(facts):
             # The GPU's name stops at its family ("NVIDIA GeForce GTX": a line cut in the paste): its model, and with

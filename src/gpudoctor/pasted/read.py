@@ -731,17 +731,21 @@ def _no_such_torch(g: Gathered) -> None:
 # with a four-digit GeForce number, a three-digit A/H/B data-centre part): a bare number or "L4" is too often something
 # else.
 _NAMED_GPU = re.compile(
-    r"(?<![\w.-])(?:"
+    # Markdown's emphasis may wrap the name ("_GeForce GTX 1080 Ti_", "__RTX 4090__"): underscores that open or close a
+    # word are no part of an identifier, so they neither start nor end the name ("gtx_1080_results" still does not match)
+    r"(?:(?<![\w.-])|(?<=(?<![\w.-])_)|(?<=(?<![\w.-])__))(?:"
     # NVIDIA's workstation Ampere parts are "RTX A" and a number (RTX A2000 to A6000: compat_matrix/gpu_arch.toml's rows)
     r"(?:NVIDIA[ \t]+)?RTX[ \t]+(?P<ws>A[1-9]\d00)"
     r"|(?:NVIDIA[ \t]*)?(?:GeForce[ \t]*)?(?P<series>RTX|GTX|GT)[ \t]*-?[ \t]*(?P<num>\d{3,4})(?:[ \t]*(?P<sfx>Ti|SUPER))?"
     r"|(?:NVIDIA[ \t]+)?(?P<brand>Tesla|Quadro|TITAN)[ \t]+(?P<model>(?:RTX[ \t]+)?[A-Z]{0,2}\d{1,4}[A-Z]{0,2}|Xp?|V|RTX)"
     r"|NVIDIA[ \t]+(?P<bare>[1-5]0[5-9]0|16[56]0)(?:[ \t]*(?P<bsfx>Ti|SUPER))?"
-    r"|(?:NVIDIA[ \t]+)?(?P<dc>[AHB][1-9]00)"
+    # and the Volta and Pascal data-centre parts without "Tesla" ("I only tried with V100"): no other product or
+    # version is spelled V100 or P100
+    r"|(?:NVIDIA[ \t]+)?(?P<dc>[AHB][1-9]00|V100S?|P100)"
     # a GeForce number the reporter says they own ("I have a 3060", "my 3090 Ti"): the owning words make it a card
     r"|(?:i[ \t]+have|i've[ \t]+got|i[ \t]+use|my)[ \t]+(?:an?[ \t]+)?(?P<owned>[1-5]0[5-9]0|16[56]0)(?:[ \t]*(?P<osfx>Ti|SUPER))?"
     r"(?![ \t]*(?:mhz|hz|mb|gb|w|rpm|x\d)\b)"
-    r")(?![\w-]|\.\w)",  # a sentence's full stop may follow, not a version's or a file's dot
+    r")(?!(?!_{1,2}(?!\w))[\w-]|\.\w)",  # a sentence's full stop may follow, not a version's or a file's dot
     re.IGNORECASE | re.ASCII,  # ASCII words: "nvidia 2070显卡" names the 2070 (a CJK word may follow without a space)
 )
 
@@ -771,6 +775,8 @@ def _named_gpu(g: Gathered) -> None:
     for _, lines in g.texts:
         for line in lines[:_MAX_NAMED_LINES]:
             for m in _NAMED_GPU.finditer(line[:2000]):
+                if _NOT_YET.search(line[max(0, m.start() - 60) : m.start()]):
+                    continue  # a GPU the reporter means to try or buy is not the machine's
                 for candidate in _gpu_candidates(m):
                     row = matrix.gpu_for_name(candidate)
                     if row is not None:
@@ -806,6 +812,17 @@ _HAVING = re.compile(
 _COMPARED = re.compile(
     r"\b(?:vs\.?|versus|than|instead|works?\s+(?:on|with|fine)|not\s+on|but\s+not|other|another|friend'?s?|colleague'?s?"
     r"|tried|switch(?:ed)?|replac\w*|upgrad\w*|previous|used\s+to)\b",
+    re.IGNORECASE,
+)
+
+
+# Words of intent just before a GPU's name: the reporter will try it, means to buy or rent it ("I'll try A100 later",
+# "going to buy an RTX 4090", "planning to switch to a 3090"). That GPU is not the one the failure ran on.
+_NOT_YET = re.compile(
+    r"\b(?:i'?ll|i\s+will|we'?ll|we\s+will|going\s+to|gonna|plan(?:ning)?\s+to|want\s+to|thinking\s+of|considering)"
+    r"\s+(?:also\s+)?(?:try(?:ing)?|test(?:ing)?|buy(?:ing)?|get(?:ting)?|rent(?:ing)?|order(?:ing)?|switch(?:ing)?\s+to"
+    r"|mov(?:e|ing)\s+to|upgrad(?:e|ing)\s+to)\s+(?:(?:it|this|on|with|an?|the|some|one|two|\d{1,2}\s*x?)\s+){0,3}"
+    r"(?:NVIDIA\s+)?$",
     re.IGNORECASE,
 )
 
