@@ -118,6 +118,55 @@ def test_a_conda_listing_without_a_virtual_environment_shown_is_kept():
     assert (("conda", "list"), ("grep", "-E", "cudf|cuml|cugraph|rmm")) in asks
 
 
+# --- the package listing of the environment whose package failed to load ----------------------------------------------
+
+
+def test_a_venvs_package_whose_library_failed_is_listed_by_the_venvs_own_pip():
+    # plans20 2002 (rapidsai/cudf#18613): pylibcudf in a project .venv cannot load libcudf.so; the pip list pasted beside
+    # it is the system /usr/bin/pip's (no cudf in it), so it answers nothing: the venv's own pip lists what decides,
+    # whether the libcudf wheel is there and of pylibcudf's release. conda is not asked (the paste says it is absent).
+    asks = _asks(_case("plans20", "2002"))
+    python = "/home/kelyn/git/neural-trader/.venv/bin/python"
+    assert ((python, "-m", "pip", "list"), ("grep", "-iE", "cudf")) in asks
+    assert not [argv for argv, _ in asks if argv[0] == "conda"]
+
+
+def test_a_cuda_library_a_package_could_not_load_is_listed_with_nvidias_wheels():
+    # plans18 1819 (bitsandbytes-foundation/bitsandbytes#1483): bitsandbytes' CUDA 11.8 binary needs libcusparse.so.11;
+    # collect_env lists torch's lines only, so the listing of bitsandbytes and the cu11 library wheels is asked
+    asks = _asks(_case("plans18", "1819"))
+    assert (("python3", "-m", "pip", "list"), ("grep", "-iE", "bitsandbytes|cusparse|nvidia")) in asks
+
+
+def test_a_conda_environments_package_is_listed_by_conda_for_its_prefix():
+    # plans8 813 (microsoft/onnxruntime#8594): onnxruntime in the conda environment FXM fails on its libcublas: conda's
+    # listing of that prefix (its cudatoolkit, and pip's installs as pypi) is asked, not pip's alone
+    asks = _asks(_case("plans8", "813"))
+    assert (
+        ("conda", "list", "-p", "/home/gpu/anaconda3/envs/FXM"),
+        ("grep", "-iE", "onnxruntime|cublas|nvidia"),
+    ) in asks
+
+
+def test_a_windows_provider_failure_is_listed_with_findstr_in_the_venv():
+    # plans7 622 and plans4 310 (microsoft/onnxruntime#22000, #21825): the CUDA provider DLL failed with error 126 in a
+    # venv on Windows: its own pip, filtered by findstr (cmd.exe and PowerShell have no grep)
+    for folder, prefix, python in (
+        ("plans7", "622", "C:\\Users\\koush\\Desktop\\work\\.venv\\Scripts\\python.exe"),
+        ("plans4", "310", "c:\\Simon\\Timpi\\test\\myenv\\Scripts\\python.exe"),
+    ):
+        asks = _asks(_case(folder, prefix))
+        assert ((python, "-m", "pip", "list"), ("findstr", "/i", "onnxruntime")) in asks
+
+
+def test_only_the_drivers_library_failing_lists_no_package():
+    # tests/pasted/cases/deepo-112: libcuda.so.1 missing in a container run without --gpus: the driver's library, which
+    # no environment's package holds; the listing asked is the one for tensorflow's failing import alone
+    text = (_TESTS / "pasted/cases/deepo-112-docker-run-without-gpus-tf-libcuda-so-1-missing/report.txt").read_text("utf-8")
+    pipes = [pipe for argv, pipe in _asks(text) if "list" in argv]
+    assert pipes == [("grep", "-i", "tensorflow")]
+
+
 # --- a container the reporter says they use, by its image -----------------------------------------------------------
 
 
@@ -141,3 +190,12 @@ def test_a_docker_image_only_built_in_is_quiet():
     # plans5 425: "I am building the required shared libraries from within the docker image, then running the
     # inference code from outside": the program runs on the host
     assert _container(_case("plans5", "425")) is None
+
+
+def test_a_listings_filter_keeps_each_word_once_and_matches_either_separator():
+    from gpudoctor.pasted.load_asks import listed_words, listing_filter
+
+    # (a CUDA library by its family and NVIDIA's wheels; a package's own library by its stem, which "cudf" covers)
+    assert listed_words(["pylibcudf"], ["libcudf.so", "libcudnn_ops_infer.so.8"]) == ["cudf", "cudnn", "nvidia"]
+    assert listing_filter(["torch_tensorrt"], windows=False) == ("grep", "-iE", "torch.tensorrt")
+    assert listing_filter(["torch_tensorrt", "nvidia"], windows=True) == ("findstr", "/i", "torch nvidia")

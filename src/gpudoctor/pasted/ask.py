@@ -20,6 +20,7 @@ from gpudoctor.facts import (
     EXTENSION_NAMED,
     GPU_GRAPH_SAID,
     IMPORT_CRASHED,
+    IMPORT_FAILED,
     JAX_BEFORE_ENV_INFO,
     JETSON_SAID,
     NO_PYTHON,
@@ -526,6 +527,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out += _pip_typed_asks(facts, windows)
     out += _logged_container_asks(facts)
     out += _family_asks(facts, codes)
+    out += _owner_listing_asks(facts, out, py, windows)
     out += copies
     from gpudoctor.checks.driver import no_gpu_said
     from gpudoctor.checks.reported import other_vendor_gpu_only
@@ -721,6 +723,10 @@ def stated(facts: Facts, ask: Ask) -> bool:
         return _gpu_query_answered(facts, ask.command.argv)
     if fact.startswith("env:"):
         return fact[4:] in facts.platform.env
+    if fact.startswith("listed:"):
+        python = facts.frameworks.python
+        held = python.value.distributions if isinstance(python, Found) and "distributions" in facts.pasted.whole else {}
+        return any(w in name.lower() for name in held for w in fact[7:].split("|"))
     if fact.startswith("release:"):
         product = next((p for p in tool_floors.PRODUCTS if p.name == fact[8:]), None)
         shown = tool_floors.shown(facts, product) if product is not None else None
@@ -756,6 +762,16 @@ def _runnable(facts: Facts, asks: list[Ask], windows: bool) -> list[Ask]:
             modules.setdefault(probed_module(a.command), why)
     listing = where.python_step(facts, "-m", "pip", "list")
     if not modules or any(a.command == listing for a in out):
+        return out
+    # (the listing of the failing package's owner asked already, _owner_listing_asks: filtered by the module's name too)
+    owner = next((i for i, a in enumerate(out) if a.fact is not None and a.fact.startswith("listed:")), None)
+    if owner is not None:
+        row = out[owner]
+        words = load_asks.listed_words([*row.fact[7:].split("|"), *modules], [])
+        pipe = load_asks.listing_filter(words, windows)
+        out[owner] = dataclasses.replace(
+            row, command=dataclasses.replace(row.command, pipe=pipe), fact="listed:" + "|".join(words)
+        )
         return out
     for module, why in sorted(modules.items()):
         if any(other != module and other in module for other in modules):
@@ -1833,6 +1849,91 @@ def _extension_asks(facts: Facts, findings: list) -> list[Ask]:
             unfixed,
         )
     ]
+
+
+# A Python package's native part that failed to load, by the evidence kinds that say so (catalogue.toml, the loader's
+# lines), and the package each one names where its message does.
+_LOAD_FAILED = {
+    "library-missing": None,
+    "gpu-stack-failure": None,  # (a library's or a DLL's only: component_kind)
+    "extension-dll-load-failed": None,
+    "companion-load-failed": None,
+    "gpu-library-unloadable": None,
+    "windows-dll-bad-image": None,
+    "windows-dll-procedure-missing": None,
+    "windows-dll-init-failed": None,
+    "toolkit-library-not-found": None,
+    "onnxruntime-cuda-provider-failed": "onnxruntime",
+    "onnxruntime-cuda-provider-not-created": "onnxruntime",
+    "onnxruntime-provider-load-failed": "onnxruntime",
+    "onnxruntime-tensorrt-provider-failed": "onnxruntime",
+    "tf-dnn-library-missing": "tensorflow",
+    "tf-cudart-not-loaded": "tensorflow",
+    "jax-library-load-failed": "jax",
+    "tensorrt-library-missing": "tensorrt",
+    "bitsandbytes-binary-missing": "bitsandbytes",
+    "bitsandbytes-linux-cuda-setup": "bitsandbytes",
+    "bitsandbytes-setup-failed": "bitsandbytes",
+}
+# The lines of `pip list` torch's collect_env keeps: those holding one of its DEFAULT_PIP_PATTERNS (pytorch/pytorch,
+# torch/utils/collect_env.py, get_pip_packages; the set below is its releases' common part, newer ones add more): a
+# filter word holding one of them (torchvision, onnxruntime) is listed by a collect_env asked already, no other.
+_COLLECT_ENV_LISTS = ("torch", "numpy", "mypy", "flake8", "triton", "optree", "onnx")
+# The driver's own libraries: the driver's install decides them, never a Python environment's packages.
+_DRIVER_LIB = re.compile(r"(?:lib)?(?:cuda\.so|nvidia-|nvcuda|nvml|nvcuvid)", re.I)
+# A package's folder under site-packages in a loader's line (Linux or Windows separators).
+_SITE_DIR = re.compile(r"(?:site|dist)-packages[\\/](?P<pkg>[A-Za-z_]\w{0,60})[\\/]", re.I)
+
+
+def _owner_listing_asks(facts: Facts, asked: list[Ask], py: str, windows: bool) -> list[Ask]:
+    """A Python package whose native part failed to load (a library or DLL the loader could not load, a provider
+    library that could not), asked in the environment's own package listing: which distributions hold the package and
+    the library, of which release and CUDA build (the blind sets' reviewers, plans18-20: "the environment's own package
+    listing", pip's where pip installed, conda's only where conda did; rapidsai/cudf#18613, microsoft/onnxruntime#21825).
+    The listing is that of the installer the paste shows (gpudoctor.pasted.load_asks.package_listing). Not where another
+    ask lists the packages already, nor for the driver's own libraries, nor for a program that is no Python one."""
+    from gpudoctor.checks.reported import _TF_WARNING, frameworks_named
+
+    errors = [
+        e
+        for e in facts.pasted.errors
+        if e.kind in _LOAD_FAILED
+        and (e.kind != "gpu-stack-failure" or e.get("component_kind") in ("library", "dll"))
+        and e.get("side") != LINK  # (a name only a build's linker looked for is no installed package's)
+        and not (e.kind == "library-missing" and _TF_WARNING.search(e.line))  # (a warning TensorFlow runs on past)
+    ]
+    if not errors:
+        return []
+    named = [lib for e in errors if (lib := e.get("soname") or (e.get("component") if e.kind == "gpu-stack-failure" else None))]
+    libraries = [lib for lib in named if not _DRIVER_LIB.match(lib)]
+    if named and not libraries:
+        return []  # (only the driver's own libraries failed: no environment's package holds them)
+    packages = [p for e in errors if (p := _LOAD_FAILED[e.kind])]
+    packages += [c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == IMPORT_FAILED]
+    packages += [m.group("pkg") for e in errors if (m := _SITE_DIR.search(e.line))]
+    packages = [p for p in dict.fromkeys(packages) if p]
+    if not packages and not libraries:
+        return []
+    if not load_asks.python_failed(facts, bool(packages) or bool(frameworks_named(facts))):
+        return []
+    if not (filters := load_asks.listed_words(packages, libraries)):
+        return []
+    # (pip's list however it is run: by the interpreter, in an image, by uv; conda's; collect_env's, for what it lists)
+    listed = any(
+        ("pip" in words and "list" in words)
+        or ("pip" in words and "show" in words and any(p.replace("_", "-") in words for p in packages))
+        or words[:2] == ("conda", "list")
+        or ("torch.utils.collect_env" in words and all(any(p in w for p in _COLLECT_ENV_LISTS) for w in filters))
+        for a in asked
+        if (words := tuple(str(w) for w in a.command.argv))
+    )
+    if listed:
+        return []
+    conda = (where.conda(facts) or bool(_CONDA_PYTHON.search(py))) and not _VENV_PYTHON.search(py)
+    row = load_asks.package_listing(facts, py, filters[:6], conda, windows)
+    # answered by a pasted listing only where it holds one of the packages asked for: a listing without the package
+    # whose import failed is another interpreter's (rapidsai/cudf#18613: the system pip's, beside a venv's traceback)
+    return [Ask(row.command, row.decides, fact="listed:" + "|".join(filters[:6]))]
 
 
 # The package folder an object sits in under site-packages (site-packages/torch_tensorrt/lib/libtorchtrt.so):
