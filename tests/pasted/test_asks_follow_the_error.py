@@ -80,6 +80,30 @@ def test_a_typed_import_that_succeeded_before_a_later_error_is_quiet():
     assert "tensorflow" not in {c["means"] for c in report.facts.pasted.cues if c["cue"] == IMPORT_FAILED}
 
 
+def _cut(text: str) -> dict:
+    (cut,) = _diagnose(text).facts.pasted.reported("traceback-cut")
+    return dict(cut.values)
+
+
+def test_a_cut_import_chain_is_run_again_by_importing_the_innermost_package():
+    # plans20 2042 (hiyouga/LLaMA-Factory#8290): llamafactory-cli's frames, every one at module level, import peft and
+    # the paste stops inside peft's modules: importing peft alone, by the traceback's interpreter, prints the error
+    asks = _asks(_case("plans20", "2042"))
+    assert _cut(_case("plans20", "2042")) == {"module": "peft"}
+    assert (("/opt/conda/bin/python", "-c", "import peft"), ()) in asks
+
+
+def test_a_cut_chain_inside_a_packages_module_names_that_module():
+    # plans17 1719 (tensorflow/tensorflow#16622): the traceback an ImportError's message holds starts in tensorflow's
+    # pywrap_tensorflow and is cut in the loader: the module it was importing, by its dotted name, is what fails again
+    assert _cut(_case("plans17", "1719")) == {"module": "tensorflow.python.pywrap_tensorflow_internal"}
+
+
+def test_a_module_run_as_the_program_is_no_import_to_run_again():
+    # plans16 1649: pip's build hook (_in_process.py) is the traceback's first frame, run as a program: nothing to import
+    assert "module" not in _cut(_case("plans16", "1649"))
+
+
 # --- vLLM's collect_env --------------------------------------------------------------------------------------------
 
 
