@@ -223,3 +223,24 @@ def test_a_listings_filter_keeps_each_word_once_and_matches_either_separator():
     assert listed_words(["pylibcudf"], ["libcudf.so", "libcudnn_ops_infer.so.8"]) == ["cudf", "cudnn", "nvidia"]
     assert listing_filter(["torch_tensorrt"], windows=False) == ("grep", "-iE", "torch.tensorrt")
     assert listing_filter(["torch_tensorrt", "nvidia"], windows=True) == ("findstr", "/i", "torch nvidia")
+
+
+# --- a compiled program run from its own build tree, with no kernel image for the GPU --------------------------------
+
+
+def test_a_self_built_programs_cmake_cache_and_toolkit_are_asked_where_it_ran():
+    # plans18 1841 (CMU-Perceptual-Computing-Lab/openpose#2312): OpenPoseDemo.exe run from .\buildnewn at a PowerShell
+    # prompt: the cache of that tree, from the prompt's folder, read with Select-String; and the nvcc a rebuild uses
+    asks = _asks(_case("plans18", "1841"))
+    cache = "C:\\Users\\DeepakKumar\\dd\\openpose\\buildnewn\\CMakeCache.txt"
+    entries = "CUDA_ARCH|CUDA_TOOLKIT_ROOT_DIR|CUDA_NVCC_EXECUTABLE|CMAKE_CUDA_COMPILER"
+    assert (("Select-String", "-Path", cache, "-Pattern", entries), ()) in asks
+    assert (("nvcc", "--version"), ()) in asks
+    # plans18 1840 (openpose-docker#3): ./build/examples/openpose/openpose.bin at the container's /openpose prompt
+    asks = _asks(_case("plans18", "1840"))
+    assert (("grep", "-E", entries, "/openpose/build/CMakeCache.txt"), ()) in asks
+
+
+def test_a_prebuilt_programs_no_kernel_image_asks_for_no_build_tree():
+    # plans20 2049 (gpustack/gpustack#1382): llama-box's own CI paths, no build tree the reporter ran: nothing to read
+    assert not [argv for argv, _ in _asks(_case("plans20", "2049")) if "CMakeCache.txt" in " ".join(argv)]

@@ -8,6 +8,8 @@ the loader could not find. Commands are data (gpudoctor.cmdline) like every comm
 from __future__ import annotations
 
 import dataclasses
+import ntpath
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -514,6 +516,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         )
     out += _distribution_asks(facts, findings)
     out += _toolkit_arch_asks(facts, findings)
+    out += _build_tree_asks(facts, windows)
     interpreter = _interpreter_asks(facts, findings)
     # the console script's interpreter asked first: every python and pip step after it is to run in what it names
     out = [*interpreter, *out] if any(a.subject == _INTERPRETER for a in interpreter) else [*out, *interpreter]
@@ -998,6 +1001,71 @@ def _distribution_asks(facts: Facts, findings: list) -> list[Ask]:
             Cmd(("cat", "/etc/os-release"), note="on the host" if host else ""),
             "the distribution and its release (ID, VERSION_ID): they decide the driver's packages and repository",
         )
+    ]
+
+
+# A compiled program run from the build tree CMake made (`./build/examples/openpose/openpose.bin`,
+# `.\buildnewn\x64\Release\OpenPoseDemo.exe`, `cmake-build-release/app`): the folder whose name starts "build" (or
+# CLion's cmake-build-*) among the path's leading folders, typed after a shell's prompt, whose folder (PowerShell's
+# `PS C:\x>`, cmd.exe's `C:\x>`, bash's `user@host:/x#`) the relative path starts from.
+_BUILD_TREE_RUN = re.compile(
+    r"(?:(?:PS\s)?(?P<win>[A-Za-z]:\\[^>\r\n]{0,300})>|[\w.-]{1,64}@[\w.-]{1,64}:(?P<posix>[~/][^\s$#]{0,300})[$#]|[$#>]|^)"
+    r"\s*(?P<tree>(?:\.{1,2}[\\/])?(?:[\w.-]{1,80}[\\/]){0,3}?(?:cmake-)?build[\w.-]{0,40})[\\/][\w.\\/-]{1,200}"
+)
+# What CMake cached of the CUDA build in that tree: FindCUDA's toolkit root and nvcc (CUDA_TOOLKIT_ROOT_DIR,
+# CUDA_NVCC_EXECUTABLE: cmake.org/cmake/help/latest/module/FindCUDA.html), CMake's own CUDA language (CMAKE_CUDA_COMPILER,
+# CMAKE_CUDA_ARCHITECTURES: cmake.org/cmake/help/latest/variable/CMAKE_CUDA_ARCHITECTURES.html), and Caffe's and
+# OpenPose's architecture choice (CUDA_ARCH, CUDA_ARCH_BIN, CUDA_ARCH_PTX: CMU-Perceptual-Computing-Lab/openpose,
+# cmake/Cuda.cmake @43b3b6ca, "Copied from Caffe"). "CUDA_ARCH" matches CMAKE_CUDA_ARCHITECTURES too.
+_CMAKE_CUDA_ENTRIES = "CUDA_ARCH|CUDA_TOOLKIT_ROOT_DIR|CUDA_NVCC_EXECUTABLE|CMAKE_CUDA_COMPILER"
+
+
+def _build_cache(facts: Facts) -> str | None:
+    """The CMakeCache.txt of the build tree the paste shows a compiled program run from at a prompt (_BUILD_TREE_RUN),
+    from the prompt's folder where the path is relative to it; None where no program ran from a build tree."""
+    from gpudoctor.facts import REPORTER_COMMAND
+
+    lines = [c.get("line") or "" for c in facts.pasted.cues if "prompt" in (c.get("cue") or "").lower()]
+    lines += [c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == REPORTER_COMMAND]
+    m = next((m for line in lines if (m := _BUILD_TREE_RUN.search(line))), None)
+    if m is None:
+        return None
+    tree = m.group("tree")
+    if m.group("win") or "\\" in tree:
+        folder = m.group("win")
+        return ntpath.normpath(ntpath.join(folder, tree, "CMakeCache.txt") if folder else ntpath.join(tree, "CMakeCache.txt"))
+    folder = m.group("posix")
+    return posixpath.normpath(posixpath.join(folder or "", tree, "CMakeCache.txt"))
+
+
+def _build_tree_asks(facts: Facts, windows: bool) -> list[Ask]:
+    """A compiled program (facts.NO_PYTHON) the paste shows run from its own build tree failing with no kernel image for
+    the GPU: which architectures that build compiled for and with which toolkit decide it (the reviewers of plans18 and
+    plans20, CMU-Perceptual-Computing-Lab/openpose#2312, openpose-docker#3): CMake's cache in that tree, and the nvcc on
+    PATH, which a rebuild uses (a CUDA older than the GPU's architecture cannot compile for it). Not for a prebuilt
+    program (no build tree shown): its release notes, not a cache, say what it was built for. In a container the tree
+    is the container's (where the prompt ran)."""
+    if not any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):
+        return []
+    if not any(e.kind == "no-kernel-image" for e in facts.pasted.errors) or (cache := _build_cache(facts)) is None:
+        return []
+    inside = bool(
+        facts.platform.container or where.container_of(facts) or where.image(facts) or where.program_image(facts)
+    )
+    if not (windows or cache[1:2] == ":"):
+        read = Cmd(("grep", "-E", _CMAKE_CUDA_ENTRIES, cache), note="inside the container" if inside else "")
+    elif where.shell(facts) == "cmd":
+        # (findstr takes space-separated words as alternatives: findstr's documentation, Microsoft's Windows Commands)
+        read = Cmd(("findstr", _CMAKE_CUDA_ENTRIES.replace("|", " "), cache))
+    else:
+        read = Cmd(("Select-String", "-Path", cache, "-Pattern", _CMAKE_CUDA_ENTRIES))
+    return [
+        Ask(
+            read,
+            "the GPU architectures the program's build compiled for and the CUDA toolkit it used, as CMake cached them: "
+            "the GPU's own architecture missing decides a rebuild for it, a toolkit older than the GPU a newer one",
+        ),
+        Ask(Cmd(("nvcc", "--version")), "the CUDA toolkit on PATH, which a rebuild of the program compiles with"),
     ]
 
 
