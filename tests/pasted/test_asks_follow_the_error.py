@@ -244,3 +244,11 @@ def test_a_self_built_programs_cmake_cache_and_toolkit_are_asked_where_it_ran():
 def test_a_prebuilt_programs_no_kernel_image_asks_for_no_build_tree():
     # plans20 2049 (gpustack/gpustack#1382): llama-box's own CI paths, no build tree the reporter ran: nothing to read
     assert not [argv for argv, _ in _asks(_case("plans20", "2049")) if "CMakeCache.txt" in " ".join(argv)]
+
+
+def test_a_dotnet_programs_package_is_listed_by_nuget_unless_its_version_is_said():
+    # plans20 2009 (microsoft/onnxruntime#20597): a .NET app's CUDA provider DLL fails with error 126 and its NuGet
+    # package's version is not said: the project's own listing. plans6 518 (#20589) says "nuget package VERSION 1.16.0"
+    asks = _asks(_case("plans20", "2009"))
+    assert (("dotnet", "list", "package"), ("findstr", "/i", "onnxruntime")) in asks
+    assert not [argv for argv, _ in _asks(_case("plans6", "518")) if argv[0] == "dotnet"]

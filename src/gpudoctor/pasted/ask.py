@@ -1049,9 +1049,7 @@ def _build_tree_asks(facts: Facts, windows: bool) -> list[Ask]:
         return []
     if not any(e.kind == "no-kernel-image" for e in facts.pasted.errors) or (cache := _build_cache(facts)) is None:
         return []
-    inside = bool(
-        facts.platform.container or where.container_of(facts) or where.image(facts) or where.program_image(facts)
-    )
+    inside = bool(facts.platform.container or where.container_of(facts) or where.image(facts) or where.program_image(facts))
     if not (windows or cache[1:2] == ":"):
         read = Cmd(("grep", "-E", _CMAKE_CUDA_ENTRIES, cache), note="inside the container" if inside else "")
     elif where.shell(facts) == "cmd":
@@ -1943,6 +1941,9 @@ _LOAD_FAILED = {
     "bitsandbytes-linux-cuda-setup": "bitsandbytes",
     "bitsandbytes-setup-failed": "bitsandbytes",
 }
+# A .NET program's own lines: an exception of a NuGet package's namespace (Microsoft.ML.OnnxRuntime.OnnxRuntimeException),
+# or the package said to come from NuGet.
+_DOTNET = re.compile(r"\bMicrosoft\.ML\.\w+|\bnuget\b|\.csproj\b", re.I)
 # The lines of `pip list` torch's collect_env keeps: those holding one of its DEFAULT_PIP_PATTERNS (pytorch/pytorch,
 # torch/utils/collect_env.py, get_pip_packages; the set below is its releases' common part, newer ones add more): a
 # filter word holding one of them (torchvision, onnxruntime) is listed by a collect_env asked already, no other.
@@ -1982,6 +1983,22 @@ def _owner_listing_asks(facts: Facts, asked: list[Ask], py: str, windows: bool) 
     packages = [p for p in dict.fromkeys(packages) if p]
     if not packages and not libraries:
         return []
+    said = [e.line for e in facts.pasted.errors] + [c.get("line") or "" for c in facts.pasted.cues]
+    if any(_DOTNET.search(line) for line in said) and (words := load_asks.listed_words(packages, [])):
+        # A .NET program's packages are NuGet's: the project's own listing (`dotnet list package`, the .NET SDK's
+        # reference: learn.microsoft.com/dotnet/core/tools/dotnet-list-package) names the release, which fixes the CUDA
+        # and cuDNN majors its provider needs (microsoft/onnxruntime#20597); not where the paste states it.
+        if any(
+            e.kind == "library-said" and any(w in (e.get("package") or "").lower() for w in words) for e in facts.pasted.errors
+        ):
+            return []
+        return [
+            Ask(
+                Cmd(("dotnet", "list", "package"), pipe=load_asks.listing_filter(words, windows), note="in the project's folder"),
+                f"the NuGet packages the project references matching {', '.join(words)}, with the versions resolved: the "
+                "release of the package whose native library failed to load",
+            )
+        ]
     if not load_asks.python_failed(facts, bool(packages) or bool(frameworks_named(facts))):
         return []
     if not (filters := load_asks.listed_words(packages, libraries)):
