@@ -1970,6 +1970,7 @@ def _owner_listing_asks(facts: Facts, asked: list[Ask], py: str, windows: bool) 
         and (e.kind != "gpu-stack-failure" or e.get("component_kind") in ("library", "dll"))
         and e.get("side") != LINK  # (a name only a build's linker looked for is no installed package's)
         and not (e.kind == "library-missing" and _TF_WARNING.search(e.line))  # (a warning TensorFlow runs on past)
+        and load_asks.about_copies(e.line)  # (Windows' error 1455, the paging file, is no question of what is installed)
     ]
     if not errors:
         return []

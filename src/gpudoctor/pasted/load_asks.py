@@ -143,7 +143,7 @@ _WIN_ERROR = re.compile(r"(?:WinError|error(?: code)?)\s*(\d+)", re.I)
 _COPY_ERRORS = frozenset({"126", "127", "193"})
 
 
-def _about_copies(line: str) -> bool:
+def about_copies(line: str) -> bool:
     return (m := _WIN_ERROR.search(line)) is None or m.group(1) in _COPY_ERRORS
 
 
@@ -157,7 +157,7 @@ def windows_dll_asks(facts: Facts, dlls: list[str], own: set[str], python_named:
     lines = {
         (e.get("soname") or "").lower(): e.line for e in facts.pasted.errors if e.kind == "library-missing" and e.get("soname")
     }
-    dlls = [d for d in dlls if _about_copies(lines.get(d.lower(), ""))]
+    dlls = [d for d in dlls if about_copies(lines.get(d.lower(), ""))]
     cudnn = sorted(
         {f for d in dlls[:3] if d.lower() not in own and d.lower().startswith("cudnn") and (f := _family(d)) is not None}
     )
@@ -207,7 +207,10 @@ def listed_words(packages: list[str], libraries: list[str]) -> list[str]:
     for lib in libraries:
         name = ntpath.basename(lib.replace("/", "\\"))
         if (m := _CUDA_FAMILY.match(name)) is not None:
-            words += [m.group("family").lower(), "nvidia"]
+            family = m.group("family").lower()
+            # (TensorRT's libnvinfer comes in pip's tensorrt, tensorrt-libs and tensorrt-cu12-libs wheels, conda's
+            # tensorrt and libnvinfer packages: NVIDIA's TensorRT installation guide, "Python Package Index Installation")
+            words += [family, "tensorrt" if family == "nvinfer" else "nvidia"]
         elif (m := _OWN_LIB.match(name)) is not None:
             words.append(m.group("stem").lower())
     words = [p.lower() for p in packages] + words
