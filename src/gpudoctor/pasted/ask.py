@@ -1985,7 +1985,8 @@ def _owner_listing_asks(facts: Facts, asked: list[Ask], py: str, windows: bool) 
     if not packages and not libraries:
         return []
     said = [e.line for e in facts.pasted.errors] + [c.get("line") or "" for c in facts.pasted.cues]
-    if any(_DOTNET.search(line) for line in said) and (words := load_asks.listed_words(packages, [])):
+    compiled = any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues)
+    if compiled and any(_DOTNET.search(line) for line in said) and (words := load_asks.listed_words(packages, [])):
         # A .NET program's packages are NuGet's: the project's own listing (`dotnet list package`, the .NET SDK's
         # reference: learn.microsoft.com/dotnet/core/tools/dotnet-list-package) names the release, which fixes the CUDA
         # and cuDNN majors its provider needs (microsoft/onnxruntime#20597); not where the paste states it.
