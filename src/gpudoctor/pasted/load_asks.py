@@ -188,12 +188,12 @@ def windows_dll_asks(facts: Facts, dlls: list[str], own: set[str], python_named:
 
 
 # The libraries of the CUDA toolkit, cuDNN, NCCL and TensorRT by their family word (libcublasLt.so.11, cudnn64_9.dll,
-# libnvJitLink.so.12): pip's nvidia-* wheels (nvidia-cublas-cu12, nvidia-cudnn-cu12 ...) and conda's cuda-*/cudnn/nccl
+# libnvJitLink.so.12; libcuda is the driver's, never an environment's package): pip's nvidia-* wheels (nvidia-cublas-cu12, nvidia-cudnn-cu12 ...) and conda's cuda-*/cudnn/nccl
 # packages carry them, so a listing filtered by the family word and "nvidia" shows each copy an environment holds. A
 # library of any other name is a package's own (libcudf.so: rapidsai's libcudf wheel; libcuml.so: cuML's), listed by
 # its stem.
 _CUDA_FAMILY = re.compile(
-    r"(?:lib)?(?P<family>cuda|cudart|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nvinfer|nccl|cupti|"
+    r"(?:lib)?(?P<family>cudart|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nvinfer|nccl|cupti|"
     r"nvtoolsext|npp)",
     re.I,
 )
