@@ -252,3 +252,12 @@ def test_a_dotnet_programs_package_is_listed_by_nuget_unless_its_version_is_said
     asks = _asks(_case("plans20", "2009"))
     assert (("dotnet", "list", "package"), ("findstr", "/i", "onnxruntime")) in asks
     assert not [argv for argv, _ in _asks(_case("plans6", "518")) if argv[0] == "dotnet"]
+
+
+def test_a_cut_tracebacks_first_frame_in_a_worker_is_no_script_to_run_again():
+    # plans20 2034 (iperov/DeepFaceLive#13): the traceback starts in a worker's _start_proc in a library module of the
+    # checkout (xlib\mp\csw\CSWBase.py): run alone it does nothing, so it is not asked
+    assert not [argv for argv, _ in _asks(_case("plans20", "2034")) if any("CSWBase.py" in w for w in argv)]
+    assert "script" not in _cut(_case("plans20", "2034"))
+    # plans6 509 (pytorch/pytorch#54822): Hydra's trimmed traceback starts in the script's main(): still the program
+    assert _cut(_case("plans6", "509")) == {"script": "/ghome/luoxin/projects/liif-lightning-hydra/run.py"}

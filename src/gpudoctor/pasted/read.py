@@ -118,7 +118,11 @@ def read_sources(sources: list[Source]) -> Gathered:
 
         failing = [e for e in found if e.kind not in _STARTUP_LINES and recognised_failure(e)]
         if not failing and (cut := _traceback_cut(lines)):
-            script = _SCRIPT_FRAME.search(cut[1])
+            # (a program's own top frame runs at module level, or in the main() a wrapper such as Hydra starts the
+            # traceback at; a first frame in another function is a worker's, a thread's or a subprocess's inside a
+            # library module, which run again alone does nothing: blind set 20's reviewers, DeepFaceLive's CSWBase.py)
+            top = _TOP_FRAME.search(cut[1]) is not None
+            script = _SCRIPT_FRAME.search(cut[1]) if top else None
             if script is None and 'runpy.py", line' in cut[1]:
                 # runpy ran a console script: its launcher's frame follows (the first of them that names one)
                 script = next((m for x in lines[-2_000:] if ".exe" in x and (m := _SCRIPT_FRAME.search(x))), None)
@@ -242,6 +246,8 @@ _SCRIPT_FRAME = re.compile(
 
 
 _FRAME = re.compile(r'^\s+File "[^"]{1,400}", line \d')
+# A frame at a program's top: module level, or main() (where a wrapper's trimmed traceback starts).
+_TOP_FRAME = re.compile(r'", line \d{1,6}, in (?:<module>|main)\s*$')
 
 # A traceback of an import typed at Python's prompt: its first frame the REPL's (<stdin>), its second the installed
 # package's __init__ run at module level (rapidsai/cuml#5214: `>>> import cuml`; rapidsai/cudf#10308: `import cudf`;
