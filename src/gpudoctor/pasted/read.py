@@ -9,6 +9,7 @@ and says `"partial": true`: the doctor then treats everything else as unknown (d
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -117,7 +118,11 @@ def read_sources(sources: list[Source]) -> Gathered:
 
         failing = [e for e in found if e.kind not in _STARTUP_LINES and recognised_failure(e)]
         if not failing and (cut := _traceback_cut(lines)):
-            script = _SCRIPT_FRAME.search(cut[1])
+            # (a program's own top frame runs at module level, or in the main() a wrapper such as Hydra starts the
+            # traceback at; a first frame in another function is a worker's, a thread's or a subprocess's inside a
+            # library module, which run again alone does nothing: blind set 20's reviewers, DeepFaceLive's CSWBase.py)
+            top = _TOP_FRAME.search(cut[1]) is not None
+            script = _SCRIPT_FRAME.search(cut[1]) if top else None
             if script is None and 'runpy.py", line' in cut[1]:
                 # runpy ran a console script: its launcher's frame follows (the first of them that names one)
                 script = next((m for x in lines[-2_000:] if ".exe" in x and (m := _SCRIPT_FRAME.search(x))), None)
@@ -241,6 +246,8 @@ _SCRIPT_FRAME = re.compile(
 
 
 _FRAME = re.compile(r'^\s+File "[^"]{1,400}", line \d')
+# A frame at a program's top: module level, or main() (where a wrapper's trimmed traceback starts).
+_TOP_FRAME = re.compile(r'", line \d{1,6}, in (?:<module>|main)\s*$')
 
 # A traceback of an import typed at Python's prompt: its first frame the REPL's (<stdin>), its second the installed
 # package's __init__ run at module level (rapidsai/cuml#5214: `>>> import cuml`; rapidsai/cudf#10308: `import cudf`;
@@ -252,17 +259,38 @@ _PACKAGE_INIT_FRAME = re.compile(
 )
 
 
+# A frame of an installed package's module run at module level, by its dotted path under site-packages.
+_PACKAGE_MODULE_FRAME = re.compile(
+    r'^\s*File "[^"]{0,300}[\\/](?:site|dist)-packages[\\/](?P<module>[A-Za-z_]\w{0,100}(?:[\\/][A-Za-z_]\w{0,100}){0,8})'
+    r'\.py", line \d{1,6}, in <module>\s*$'
+)
+
+
 def _imported_package(lines: list[str]) -> str | None:
     """The package whose import the last traceback shows failing at the REPL (_STDIN_FRAME, then _PACKAGE_INIT_FRAME),
     or None: what `python -c "import PACKAGE"` runs again to print the error a cut paste hides."""
     starts = [i for i, line in enumerate(lines[:200_000]) if "Traceback (most recent call last)" in line[:300]]
     if not starts:
         return None
-    frames = [line for line in lines[starts[-1] + 1 : starts[-1] + 40] if _FRAME.match(line)][:2]
-    if len(frames) < 2 or not _STDIN_FRAME.match(frames[0]):
-        return None
-    m = _PACKAGE_INIT_FRAME.match(frames[1])
-    return m.group("package") if m else None
+    frames = [line for line in lines[starts[-1] + 1 : starts[-1] + 40] if _FRAME.match(line)]
+    if len(frames) >= 2 and _STDIN_FRAME.match(frames[0]):
+        m = _PACKAGE_INIT_FRAME.match(frames[1])
+        return m.group("package") if m else None
+    # A chain of imports from the first frame on (each run at module level: a console script's or a program's, then
+    # the modules it imports) that reaches an installed package's __init__: the traceback was cut while that package
+    # was being imported, whatever its module-level code called after, so importing it alone fails the same way
+    # (hiyouga/LLaMA-Factory#8290: llamafactory-cli's import of peft, cut in peft's own modules; tensorflow/tensorflow
+    # #10073: tensorflow's __init__ into pywrap_tensorflow's loader). The innermost such package is the narrowest
+    # import that still fails.
+    # Where the chain reaches none (a program's import of a package's module, the package's __init__ not shown), the
+    # innermost installed module it imports, by its dotted name: importing it imports its parents first, then runs it.
+    chain = list(itertools.takewhile(lambda f: f.rstrip().endswith("in <module>"), frames))
+    packages = [m.group("package") for f in chain if (m := _PACKAGE_INIT_FRAME.match(f))]
+    if packages:
+        return packages[-1]
+    # (never the first frame: a module run as the program, pip's build hook, is no import to run again)
+    modules = [m.group("module") for f in chain[1:] if (m := _PACKAGE_MODULE_FRAME.match(f))]
+    return modules[-1].replace("\\", ".").replace("/", ".") if modules else None
 
 
 def _cuda_errors(said: str, found: list[ErrorEvidence], kinds: set[str]) -> list[ErrorEvidence]:
