@@ -1399,7 +1399,7 @@ def check_reported_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"{'PyTorch ' + version if version else 'the installed PyTorch'} is a CPU-only build",
             "PyTorch said so ('Torch not compiled with CUDA enabled'): it cannot use the GPU however the driver is set up.",
             (ev("pasted", e.line),),
-            plan_remediation(facts, ctx, "torch", version, "Install a CUDA build of PyTorch."),
+            plan_remediation(facts, ctx, "torch", version, "Install a CUDA build of PyTorch.", by_driver=True),
         )
     for e in _said(facts, "jaxlib-cpu-fallback")[:1]:
         yield Finding(
