@@ -625,9 +625,9 @@ def cudnn8_wheels_by_cuda(facts: Facts, ctx: Context, soname: str) -> Remediatio
     by a program the text does not name with its CUDA: cuDNN 8 is built per CUDA major, and the one value that decides
     which is that program's CUDA major, read from the environment's package list. Each major's cuDNN 8 is one of
     NVIDIA's wheels: nvidia-cudnn-cu11 8.9.6.50 (`==8.*`, _CUDNN_CU11) and nvidia-cudnn-cu12 8.9.7.29 (_CUDNN_CU12),
-    each requiring its major's cuBLAS, which cuDNN 8's libraries link (pip install --dry-run --report for CPython 3.10
-    manylinux2014_x86_64, 2026-11-30: nvidia-cudnn-cu11 8.9.6.50 and nvidia-cudnn-cu12 8.9.7.29 require nvidia-cublas-cuNN
-    and nvidia-cuda-nvrtc-cuNN). A program that loads cuDNN by soname does not search the wheels: their lib directories
+    each requiring its major's cuBLAS wheel (pip install --dry-run --report --no-deps for CPython 3.10
+    manylinux2014_x86_64, 2026-11-30: both wheels' metadata require nvidia-cublas-cuNN and nvidia-cuda-nvrtc-cuNN), whose
+    directory the loader must find as well. A program that loads cuDNN by soname does not search the wheels: their lib directories
     go on LD_LIBRARY_PATH (faster-whisper's README, "GPU"). The CUDA 11 wheels are the step (their own distributions,
     beside anything of CUDA 12), the CUDA 12 ones the alternative: nvidia-cudnn-cu12 is one distribution for cuDNN 8
     and 9, so where PyTorch 2.4 or later's cuDNN 9 is installed, 8.x would replace it. None for another major or
