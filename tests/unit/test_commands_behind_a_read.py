@@ -23,9 +23,7 @@ def test_a_cpu_torch_of_a_known_release_gets_its_cuda_builds_behind_nvidia_smi()
     """A pasted torch 2.6.0+cpu (a conda prompt on Windows, no nvidia-smi shown): nvidia-smi first, then the release's
     newest stable CUDA build (2.6's cu124: its cu126 is experimental in compat_matrix/torch.toml), the oldest (cu118)
     as the alternative. The release stays 2.6.0, so a pin like MONAI 1.5's torch<2.7 holds."""
-    facts = from_text(
-        '(myenv) C:\\Users\\me>python -c "import torch; print(torch.__version__)"\n2.6.0+cpu\n'
-    )
+    facts = from_text('(myenv) C:\\Users\\me>python -c "import torch; print(torch.__version__)"\n2.6.0+cpu\n')
     (f,) = findings(facts, "framework-cpu-build")
     argv = _argv(f.remediation)
     assert argv[0] == ("nvidia-smi",)

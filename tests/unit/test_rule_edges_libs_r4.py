@@ -970,10 +970,26 @@ def test_a_cpu_build_on_partial_evidence_without_a_gpu_is_said_and_its_release_b
     (f,) = findings(pasted, "framework-cpu-build")
     assert [c.argv for c in f.remediation.commands] == [
         ("nvidia-smi",),
-        ("/usr/bin/python3", "-m", "pip", "install", "torch==2.13.0+cu130", "--index-url", "https://download.pytorch.org/whl/cu130"),
+        (
+            "/usr/bin/python3",
+            "-m",
+            "pip",
+            "install",
+            "torch==2.13.0+cu130",
+            "--index-url",
+            "https://download.pytorch.org/whl/cu130",
+        ),
     ]
     assert [c.argv for c in f.remediation.alternative.commands] == [
-        ("/usr/bin/python3", "-m", "pip", "install", "torch==2.13.0+cu126", "--index-url", "https://download.pytorch.org/whl/cu126"),
+        (
+            "/usr/bin/python3",
+            "-m",
+            "pip",
+            "install",
+            "torch==2.13.0+cu126",
+            "--index-url",
+            "https://download.pytorch.org/whl/cu126",
+        ),
     ]
     # a release the matrix does not know: nothing to branch on, the read that decides it is all the step says
     torch = dataclasses.replace(laptop.frameworks.torch.value, version="1.0.0+cpu")

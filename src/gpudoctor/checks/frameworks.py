@@ -781,7 +781,9 @@ def check_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "This usually comes from a plain `pip install torch` on a platform whose default wheel is CPU-only, "
             "or a +cpu index.",
             (ev(t.source, f"torch {t.value.version}, torch.version.cuda = None"),),
-            plan_remediation(facts, ctx, "torch", t.value.version, "Install PyTorch's CUDA build from its own index.", by_driver=True),
+            plan_remediation(
+                facts, ctx, "torch", t.value.version, "Install PyTorch's CUDA build from its own index.", by_driver=True
+            ),
         )
     tf = fw.tensorflow
     row = ctx.matrix.tensorflow_release(tf.value.version) if isinstance(tf, Found) else None

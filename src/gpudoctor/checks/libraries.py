@@ -661,10 +661,12 @@ def cudnn8_wheels_by_cuda(facts: Facts, ctx: Context, soname: str) -> Remediatio
     listing = dataclasses.replace(
         _pip(facts, "list"),
         pipe=("grep", "-iE", "^(torch|ctranslate2|faster-whisper|onnxruntime-gpu|nvidia-cudnn-cu1[12]|nvidia-cublas-cu1[12]) "),
-        note="read-only: the CUDA major of what loads cuDNN; a torch +cu11x" + "".join(f", {b}" for b in builds) + " is CUDA 11",
+        note="read-only, with the Python that runs the program: the CUDA major of what loads cuDNN; a torch +cu11x"
+        + "".join(f", {b}" for b in builds)
+        + " is CUDA 11",
     )
     eleven = wheels(11, _CUDNN_CU11[8])
-    first = dataclasses.replace(eleven[0], note="only where the program is a CUDA 11 build")
+    first = dataclasses.replace(eleven[0], note="only where the program is a CUDA 11 build, with the Python that runs it")
     return Remediation(
         f"{soname} is cuDNN 8's, built per CUDA major: the program's CUDA major, in the list below, decides which. For "
         "a CUDA 11 program, install NVIDIA's cuDNN 8 and cuBLAS wheels for CUDA 11 in the same environment and put "
