@@ -54,8 +54,11 @@ def test_a_cudnn8_library_of_an_unnamed_program_gets_each_majors_wheels_behind_t
     assert argv[1][-2:] == ("nvidia-cublas-cu11", "nvidia-cudnn-cu11==8.*")
     names = [getattr(c, "name", None) for c in f.remediation.commands]
     assert names.count("LD_LIBRARY_PATH") == 2
+    # each way ends with its read-back: the loader opens the library the program could not
+    assert argv[-1][1:] == ("-c", 'import ctypes; ctypes.CDLL("libcudnn_cnn_infer.so.8")')
     alt = _argv(f.remediation.alternative)
     assert alt[0][-2:] == ("nvidia-cublas-cu12", "nvidia-cudnn-cu12==8.9.7.29")
+    assert alt[-1] == argv[-1]
 
 
 def test_a_cudnn9_library_gets_no_cudnn8_wheels():

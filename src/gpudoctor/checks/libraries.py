@@ -643,13 +643,21 @@ def cudnn8_wheels_by_cuda(facts: Facts, ctx: Context, soname: str) -> Remediatio
             program = f"import os, nvidia.{lib}.lib as m; print(os.path.dirname(m.__file__))"
             return Output((exe, "-c", program), site_dir=f"nvidia/{lib}/lib")
 
-        return kept(
-            facts,
-            (
-                _pip(facts, "install", f"nvidia-cublas-cu{cuda}", cudnn),
-                library_dir(facts, (wheel_dir("cublas"),), note="cuBLAS's wheel directory first on LD_LIBRARY_PATH"),
-                library_dir(facts, (wheel_dir("cudnn"),), note="cuDNN's wheel directory first on LD_LIBRARY_PATH"),
+        # the read-back: the loader opens the very library the program could not, with the path just set (dlopen
+        # resolves its own dependencies, cuBLAS among them, the same way)
+        loads = Cmd(
+            (exe, "-c", f'import ctypes; ctypes.CDLL("{soname}")'), note=f"the fix took if this loads {soname} without an error"
+        )
+        return (
+            *kept(
+                facts,
+                (
+                    _pip(facts, "install", f"nvidia-cublas-cu{cuda}", cudnn),
+                    library_dir(facts, (wheel_dir("cublas"),), note="cuBLAS's wheel directory first on LD_LIBRARY_PATH"),
+                    library_dir(facts, (wheel_dir("cudnn"),), note="cuDNN's wheel directory first on LD_LIBRARY_PATH"),
+                ),
             ),
+            loads,
         )
 
     # the libraries the matrix ties to cuDNN 8 and CUDA 11 (compat_matrix/libraries.toml), said as ranges of releases
