@@ -1220,7 +1220,7 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
     if not facts.pasted.partial or facts.platform.system.lower().startswith("win") or no_gpu_said(facts) is not None:
         return  # DLL search on Windows: the Windows checks judge it (no GPU said: nothing to load libraries for)
-    from gpudoctor.checks.libraries import explained
+    from gpudoctor.checks.libraries import cudnn8_wheels_by_cuda, explained
     from gpudoctor.planner.remedy import shown_library_dir
 
     judged, _ = explained(facts, ctx)  # a library's own build explains them (gpudoctor.checks.libraries)
@@ -1262,6 +1262,7 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             tuple(ev("pasted", f"{m}: cannot be loaded") for m in cudnn),
             shown_library_dir(facts, cudnn, "cudnn")
             or _cudnn_dev_name(facts, cudnn, frameworks)
+            or (cudnn8_wheels_by_cuda(facts, ctx, cudnn[0]) if len(cudnn) == 1 and not frameworks else None)
             or Remediation(
                 "Install cuDNN of that major for the framework's CUDA where it loads it (NVIDIA's nvidia-cudnn-cuNN "
                 "wheel for pip installs), or add its directory to LD_LIBRARY_PATH.",
@@ -1407,7 +1408,7 @@ def check_reported_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "set up."
             ),
             (ev("pasted", e.line),),
-            plan_remediation(facts, ctx, "torch", version, "Install a CUDA build of PyTorch."),
+            plan_remediation(facts, ctx, "torch", version, "Install a CUDA build of PyTorch.", by_driver=True),
         )
     for e in _said(facts, "jaxlib-cpu-fallback")[:1]:
         yield Finding(
