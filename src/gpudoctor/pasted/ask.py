@@ -772,7 +772,7 @@ def _runnable(facts: Facts, asks: list[Ask], windows: bool) -> list[Ask]:
     owner = next((i for i, a in enumerate(out) if a.fact is not None and a.fact.startswith("listed:")), None)
     if owner is not None:
         row = out[owner]
-        words = load_asks.listed_words([*row.fact[7:].split("|"), *modules], [])
+        words = load_asks.listed_words([*(row.fact or "")[7:].split("|"), *modules], [])
         pipe = load_asks.listing_filter(words, windows)
         out[owner] = dataclasses.replace(
             row, command=dataclasses.replace(row.command, pipe=pipe), fact="listed:" + "|".join(words)
@@ -2009,12 +2009,12 @@ def _owner_listing_asks(facts: Facts, asked: list[Ask], py: str, windows: bool) 
         return []
     # (pip's list however it is run: by the interpreter, in an image, by uv; conda's; collect_env's, for what it lists)
     listed = any(
-        ("pip" in words and "list" in words)
-        or ("pip" in words and "show" in words and any(p.replace("_", "-") in words for p in packages))
-        or words[:2] == ("conda", "list")
-        or ("torch.utils.collect_env" in words and all(any(p in w for p in _COLLECT_ENV_LISTS) for w in filters))
+        ("pip" in argv and "list" in argv)
+        or ("pip" in argv and "show" in argv and any(p.replace("_", "-") in argv for p in packages))
+        or argv[:2] == ("conda", "list")
+        or ("torch.utils.collect_env" in argv and all(any(p in w for p in _COLLECT_ENV_LISTS) for w in filters))
         for a in asked
-        if (words := tuple(str(w) for w in a.command.argv))
+        if (argv := tuple(str(w) for w in a.command.argv))
     )
     if listed:
         return []
