@@ -80,6 +80,30 @@ def test_a_typed_import_that_succeeded_before_a_later_error_is_quiet():
     assert "tensorflow" not in {c["means"] for c in report.facts.pasted.cues if c["cue"] == IMPORT_FAILED}
 
 
+def _cut(text: str) -> dict:
+    (cut,) = _diagnose(text).facts.pasted.reported("traceback-cut")
+    return dict(cut.values)
+
+
+def test_a_cut_import_chain_is_run_again_by_importing_the_innermost_package():
+    # plans20 2042 (hiyouga/LLaMA-Factory#8290): llamafactory-cli's frames, every one at module level, import peft and
+    # the paste stops inside peft's modules: importing peft alone, by the traceback's interpreter, prints the error
+    asks = _asks(_case("plans20", "2042"))
+    assert _cut(_case("plans20", "2042")) == {"module": "peft"}
+    assert (("/opt/conda/bin/python", "-c", "import peft"), ()) in asks
+
+
+def test_a_cut_chain_inside_a_packages_module_names_that_module():
+    # plans17 1719 (tensorflow/tensorflow#16622): the traceback an ImportError's message holds starts in tensorflow's
+    # pywrap_tensorflow and is cut in the loader: the module it was importing, by its dotted name, is what fails again
+    assert _cut(_case("plans17", "1719")) == {"module": "tensorflow.python.pywrap_tensorflow_internal"}
+
+
+def test_a_module_run_as_the_program_is_no_import_to_run_again():
+    # plans16 1649: pip's build hook (_in_process.py) is the traceback's first frame, run as a program: nothing to import
+    assert "module" not in _cut(_case("plans16", "1649"))
+
+
 # --- vLLM's collect_env --------------------------------------------------------------------------------------------
 
 
@@ -118,6 +142,55 @@ def test_a_conda_listing_without_a_virtual_environment_shown_is_kept():
     assert (("conda", "list"), ("grep", "-E", "cudf|cuml|cugraph|rmm")) in asks
 
 
+# --- the package listing of the environment whose package failed to load ----------------------------------------------
+
+
+def test_a_venvs_package_whose_library_failed_is_listed_by_the_venvs_own_pip():
+    # plans20 2002 (rapidsai/cudf#18613): pylibcudf in a project .venv cannot load libcudf.so; the pip list pasted beside
+    # it is the system /usr/bin/pip's (no cudf in it), so it answers nothing: the venv's own pip lists what decides,
+    # whether the libcudf wheel is there and of pylibcudf's release. conda is not asked (the paste says it is absent).
+    asks = _asks(_case("plans20", "2002"))
+    python = "/home/kelyn/git/neural-trader/.venv/bin/python"
+    assert ((python, "-m", "pip", "list"), ("grep", "-iE", "cudf")) in asks
+    assert not [argv for argv, _ in asks if argv[0] == "conda"]
+
+
+def test_a_cuda_library_a_package_could_not_load_is_listed_with_nvidias_wheels():
+    # plans18 1819 (bitsandbytes-foundation/bitsandbytes#1483): bitsandbytes' CUDA 11.8 binary needs libcusparse.so.11;
+    # collect_env lists torch's lines only, so the listing of bitsandbytes and the cu11 library wheels is asked
+    asks = _asks(_case("plans18", "1819"))
+    assert (("python3", "-m", "pip", "list"), ("grep", "-iE", "bitsandbytes|cusparse|nvidia")) in asks
+
+
+def test_a_conda_environments_package_is_listed_by_conda_for_its_prefix():
+    # plans8 813 (microsoft/onnxruntime#8594): onnxruntime in the conda environment FXM fails on its libcublas: conda's
+    # listing of that prefix (its cudatoolkit, and pip's installs as pypi) is asked, not pip's alone
+    asks = _asks(_case("plans8", "813"))
+    assert (
+        ("conda", "list", "-p", "/home/gpu/anaconda3/envs/FXM"),
+        ("grep", "-iE", "onnxruntime|cublas|nvidia"),
+    ) in asks
+
+
+def test_a_windows_provider_failure_is_listed_with_findstr_in_the_venv():
+    # plans7 622 and plans4 310 (microsoft/onnxruntime#22000, #21825): the CUDA provider DLL failed with error 126 in a
+    # venv on Windows: its own pip, filtered by findstr (cmd.exe and PowerShell have no grep)
+    for folder, prefix, python in (
+        ("plans7", "622", "C:\\Users\\koush\\Desktop\\work\\.venv\\Scripts\\python.exe"),
+        ("plans4", "310", "c:\\Simon\\Timpi\\test\\myenv\\Scripts\\python.exe"),
+    ):
+        asks = _asks(_case(folder, prefix))
+        assert ((python, "-m", "pip", "list"), ("findstr", "/i", "onnxruntime")) in asks
+
+
+def test_only_the_drivers_library_failing_lists_no_package():
+    # tests/pasted/cases/deepo-112: libcuda.so.1 missing in a container run without --gpus: the driver's library, which
+    # no environment's package holds; the listing asked is the one for tensorflow's failing import alone
+    text = (_TESTS / "pasted/cases/deepo-112-docker-run-without-gpus-tf-libcuda-so-1-missing/report.txt").read_text("utf-8")
+    pipes = [pipe for argv, pipe in _asks(text) if "list" in argv]
+    assert pipes == [("grep", "-i", "tensorflow")]
+
+
 # --- a container the reporter says they use, by its image -----------------------------------------------------------
 
 
@@ -141,3 +214,50 @@ def test_a_docker_image_only_built_in_is_quiet():
     # plans5 425: "I am building the required shared libraries from within the docker image, then running the
     # inference code from outside": the program runs on the host
     assert _container(_case("plans5", "425")) is None
+
+
+def test_a_listings_filter_keeps_each_word_once_and_matches_either_separator():
+    from gpudoctor.pasted.load_asks import listed_words, listing_filter
+
+    # (a CUDA library by its family and NVIDIA's wheels; a package's own library by its stem, which "cudf" covers)
+    assert listed_words(["pylibcudf"], ["libcudf.so", "libcudnn_ops_infer.so.8"]) == ["cudf", "cudnn", "nvidia"]
+    assert listing_filter(["torch_tensorrt"], windows=False) == ("grep", "-iE", "torch.tensorrt")
+    assert listing_filter(["torch_tensorrt", "nvidia"], windows=True) == ("findstr", "/i", "torch nvidia")
+
+
+# --- a compiled program run from its own build tree, with no kernel image for the GPU --------------------------------
+
+
+def test_a_self_built_programs_cmake_cache_and_toolkit_are_asked_where_it_ran():
+    # plans18 1841 (CMU-Perceptual-Computing-Lab/openpose#2312): OpenPoseDemo.exe run from .\buildnewn at a PowerShell
+    # prompt: the cache of that tree, from the prompt's folder, read with Select-String; and the nvcc a rebuild uses
+    asks = _asks(_case("plans18", "1841"))
+    cache = "C:\\Users\\DeepakKumar\\dd\\openpose\\buildnewn\\CMakeCache.txt"
+    entries = "CUDA_ARCH|CUDA_TOOLKIT_ROOT_DIR|CUDA_NVCC_EXECUTABLE|CMAKE_CUDA_COMPILER"
+    assert (("Select-String", "-Path", cache, "-Pattern", entries), ()) in asks
+    assert (("nvcc", "--version"), ()) in asks
+    # plans18 1840 (openpose-docker#3): ./build/examples/openpose/openpose.bin at the container's /openpose prompt
+    asks = _asks(_case("plans18", "1840"))
+    assert (("grep", "-E", entries, "/openpose/build/CMakeCache.txt"), ()) in asks
+
+
+def test_a_prebuilt_programs_no_kernel_image_asks_for_no_build_tree():
+    # plans20 2049 (gpustack/gpustack#1382): llama-box's own CI paths, no build tree the reporter ran: nothing to read
+    assert not [argv for argv, _ in _asks(_case("plans20", "2049")) if "CMakeCache.txt" in " ".join(argv)]
+
+
+def test_a_dotnet_programs_package_is_listed_by_nuget_unless_its_version_is_said():
+    # plans20 2009 (microsoft/onnxruntime#20597): a .NET app's CUDA provider DLL fails with error 126 and its NuGet
+    # package's version is not said: the project's own listing. plans6 518 (#20589) says "nuget package VERSION 1.16.0"
+    asks = _asks(_case("plans20", "2009"))
+    assert (("dotnet", "list", "package"), ("findstr", "/i", "onnxruntime")) in asks
+    assert not [argv for argv, _ in _asks(_case("plans6", "518")) if argv[0] == "dotnet"]
+
+
+def test_a_cut_tracebacks_first_frame_in_a_worker_is_no_script_to_run_again():
+    # plans20 2034 (iperov/DeepFaceLive#13): the traceback starts in a worker's _start_proc in a library module of the
+    # checkout (xlib\mp\csw\CSWBase.py): run alone it does nothing, so it is not asked
+    assert not [argv for argv, _ in _asks(_case("plans20", "2034")) if any("CSWBase.py" in w for w in argv)]
+    assert "script" not in _cut(_case("plans20", "2034"))
+    # plans6 509 (pytorch/pytorch#54822): Hydra's trimmed traceback starts in the script's main(): still the program
+    assert _cut(_case("plans6", "509")) == {"script": "/ghome/luoxin/projects/liif-lightning-hydra/run.py"}

@@ -369,9 +369,15 @@ def test_a_rebuild_from_an_absolute_checkout_removes_its_build_directory_first()
 
 
 def test_a_cpu_build_shown_without_the_command_that_chose_the_cpu_index_guesses_no_cuda_build():
-    # pip's own line names the +cpu build, but no command shows the CPU index chosen for a pinned release
+    # pip's own line names the +cpu build, but no command shows the CPU index chosen for a pinned release: no build is
+    # guessed. nvidia-smi, whose CUDA Version decides it, comes first; the release's CUDA builds wait on its answer
+    # (the newest stable one in the step, the oldest as the alternative: checks.frameworks.builds_by_driver)
     _, codes, _ = _run("Linux box, GPU not used\nSuccessfully installed torch-2.6.0+cpu\n")
-    assert _torch_step(codes) == []  # no install command: nvidia-smi decides the build (an ask)
+    steps = _torch_step(codes)
+    assert steps[0] == ("nvidia-smi",)
+    assert [a for a in steps[1] if a.startswith("torch==")] == ["torch==2.6.0+cu124"]
+    alternative = codes["framework-cpu-build"].remediation.alternative
+    assert [a for c in alternative.commands for a in c.argv if a.startswith("torch==")] == ["torch==2.6.0+cu118"]
 
 
 # --- apex's own CUDA check ("Pytorch binaries were compiled with Cuda X"), with the torch its setup.py printed -------

@@ -105,7 +105,15 @@ def test_a_majors_soname_keeps_the_general_fix():
     # a framework's soname of a major (libcudnn.so.8, as TensorFlow opens it) is no development name
     text = "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such file or directory\n"
     codes, _ = _run(text)
-    assert not any(isinstance(c, PrependPath) for c in codes["cudnn-missing"].remediation.commands)
+    commands = codes["cudnn-missing"].remediation.commands
+    # neither the development name's folder nor its link: the directories put on the path are NVIDIA's cuDNN 8 wheels'
+    # (checks.libraries.cudnn8_wheels_by_cuda), behind the package list that shows the program's CUDA major
+    assert not any(isinstance(c, PrependPath) and "/usr/local/cuda/lib64" in c.parts for c in commands)
+    assert not any(isinstance(c, Cmd) and c.argv[0] == "ln" for c in commands)
+    assert [c.site_dir for p in commands if isinstance(p, PrependPath) for c in p.parts] == [
+        "nvidia/cublas/lib",
+        "nvidia/cudnn/lib",
+    ]
 
 
 # --- a TensorRT engine of another release -------------------------------------------------------------------------

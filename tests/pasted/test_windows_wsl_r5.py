@@ -92,8 +92,9 @@ def test_the_torch_240_upgrade_moves_the_companions_the_text_shows_in_the_same_l
 def test_a_package_dll_of_an_unknown_torch_asks_its_version_and_never_puts_the_folder_on_path():
     report, steps = _run(_FBGEMM)
     assert _codes(report) == ["windows-dll-missing"]
-    (step,) = steps
-    assert step.argv[1:] == ("-m", "pip", "show", "torch")
+    # the version first; the Visual C++ runtime's command, the other cause, behind it; no PATH step
+    assert steps[0].argv[1:] == ("-m", "pip", "show", "torch")
+    assert [s.argv[0] for s in steps[1:]] == ["winget"]
 
 
 def test_a_dll_outside_any_package_still_goes_on_path():

@@ -245,3 +245,44 @@ def test_ollama_ps_on_the_gpu_or_on_a_machine_without_an_nvidia_gpu_is_quiet():
     found, snapshot = _run(row)
     assert "ollama-model-on-cpu" in _kinds(snapshot)
     assert "pasted-error-unexplained" not in found, found.keys()
+
+
+PLANS20 = TESTS / "blind" / "plans20" / "cases"
+
+
+@states(KERNEL, FIRES)
+def test_the_operators_driver_container_with_an_older_gcc_than_the_kernels_needs_an_image_with_the_kernels_gcc():
+    # tests/blind/plans20 case 2006 (NVIDIA/gpu-operator#564): a 5.19.0-1030-gcp kernel built by gcc-12, the driver
+    # container's build-essential GCC 11.3 (the kernel Makefile's "the compiler differs" in the driver container's log)
+    text = next(PLANS20.glob("2006-*")).joinpath("input.txt").read_text(encoding="utf-8")
+    found, snapshot = _run(text)
+    assert {"kernel-compiler-differs", "gpu-driver-container-said"} <= set(_kinds(snapshot))
+    f = found[KERNEL]
+    assert (f.remediation.component, f.remediation.where) == ("driver", "the cluster")
+    argvs = _argvs(f)
+    # read the compiler's error, point the operator at an image built with the kernel's GCC, see it roll out
+    assert argvs[0][:2] == ("kubectl", "logs") and "nvidia-driver-ctr" in argvs[0]
+    assert argvs[1][:2] == ("helm", "upgrade") and "--reuse-values" in argvs[1]
+    assert argvs[2][:3] == ("kubectl", "rollout", "status")
+    assert argvs[3][-1] == "nvidia-smi"
+    # never the check silenced, never the operator reinstalled unchanged
+    assert not any("IGNORE_CC_MISMATCH" in " ".join(a) for a in argvs)
+    assert not any(a[:2] == ("helm", "install") for a in argvs)
+
+
+@states(KERNEL, QUIET)
+def test_a_compiler_of_the_kernels_major_or_newer_or_a_hosts_own_build_is_not_the_driver_containers_fault():
+    # the quiet twins: NVIDIA/gpu-operator#504 (the driver container's GCC 11.2 on a kernel built by 11.3: one major,
+    # the warning's text only), kubernetes/kops#4971 (a driver container's nvidia-installer with gcc 7 on a kernel built
+    # by gcc 4.9: newer) and pop-os/system76-driver#325 (a host's DKMS with GCC 13 on a GCC 14 kernel: no driver
+    # container in the text)
+    for name in (
+        "gpu-operator-504-driver-container-same-gcc-major-compiler-differs.txt",
+        "kops-4971-driver-container-ignoring-cc-version-mismatch.txt",
+        "system76-driver-325-dkms-kernel-gcc14-cc13-compiler-differs.txt",
+    ):
+        found, snapshot = _run(EXAMPLES.joinpath(name).read_text(encoding="utf-8"))
+        assert "kernel-compiler-differs" in _kinds(snapshot), name
+        if name.startswith("gpu-operator-504"):
+            assert "gpu-driver-container-said" in _kinds(snapshot)  # the container's log: quiet for the one major
+        assert KERNEL not in found, (name, found.keys())

@@ -958,21 +958,45 @@ def test_tensorflows_missing_libraries_name_the_runtime_of_another_major_that_is
     assert "or the ldconfig cache provide them. It logs 'Could not load dynamic library'" in f.detail
 
 
-def test_a_cpu_build_on_partial_evidence_without_a_gpu_is_said_but_no_cuda_build_is_guessed():
+def test_a_cpu_build_on_partial_evidence_without_a_gpu_is_said_and_its_release_builds_wait_on_nvidia_smi():
     """On pasted text that never showed a GPU, an absent GPU is unknown, not absent: the CPU build is still said.
-    With neither GPU nor driver seen, no CUDA build can be chosen: the fix says so and how to name the target."""
+    With neither GPU nor driver seen, the CUDA build is not guessed: nvidia-smi, the read that decides it, comes first,
+    then the installed release's newest CUDA build (for a header that reaches its CUDA) and, as the alternative never
+    run with it, the release's oldest CUDA build (checks.frameworks.builds_by_driver). The release is kept."""
     from gpudoctor.facts import Partial
 
     laptop = facts_of("rtx3060-laptop-torch-cpu-build")
     pasted = dataclasses.replace(facts_of("ci-docker-cuda13-no-gpu"), frameworks=laptop.frameworks, pasted=Partial(partial=True))
     (f,) = findings(pasted, "framework-cpu-build")
-    assert f.remediation.summary == (
-        "Install PyTorch's CUDA build from its own index. No NVIDIA GPU or driver was seen here, and nothing in the "
-        "environment names a CUDA build, so no PyTorch CUDA build can be chosen without guessing: nvidia-smi decides it "
-        "(the CUDA Version in its header; `gpudoctor install torch --cuda <that version>` then installs the newest build "
-        "it runs)."
-    )
+    assert [c.argv for c in f.remediation.commands] == [
+        ("nvidia-smi",),
+        (
+            "/usr/bin/python3",
+            "-m",
+            "pip",
+            "install",
+            "torch==2.13.0+cu130",
+            "--index-url",
+            "https://download.pytorch.org/whl/cu130",
+        ),
+    ]
+    assert [c.argv for c in f.remediation.alternative.commands] == [
+        (
+            "/usr/bin/python3",
+            "-m",
+            "pip",
+            "install",
+            "torch==2.13.0+cu126",
+            "--index-url",
+            "https://download.pytorch.org/whl/cu126",
+        ),
+    ]
+    # a release the matrix does not know: nothing to branch on, the read that decides it is all the step says
+    torch = dataclasses.replace(laptop.frameworks.torch.value, version="1.0.0+cpu")
+    frameworks = dataclasses.replace(laptop.frameworks, torch=dataclasses.replace(laptop.frameworks.torch, value=torch))
+    (f,) = findings(dataclasses.replace(pasted, frameworks=frameworks), "framework-cpu-build")
     assert f.remediation.commands == ()
+    assert f.remediation.alternative is None
 
 
 def test_the_driver_step_on_a_distribution_without_a_recipe_names_the_branch_and_no_bare_reboot():

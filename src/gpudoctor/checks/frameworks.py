@@ -207,12 +207,14 @@ def plan_remediation(
     *,
     version: str | None = None,
     options=None,
+    by_driver: bool = False,
 ) -> Remediation:
     """The framework step: `why`, then the build this machine runs and the commands that install it.
 
     `installed` is what is there now (for naming the move); `version` the version to keep when one
     of its builds fits (default: `installed`); `options` what the text says the build is for where the probes saw
-    no driver (planner.plan.Options.target)."""
+    no driver (planner.plan.Options.target). `by_driver`: where no driver was seen and the release is known, the
+    release's CUDA builds each behind the nvidia-smi value that selects it (builds_by_driver), not prose only."""
     from gpudoctor.planner.machine import target_gaps
     from gpudoctor.planner.model import TITLES
     from gpudoctor.planner.plan import PICKERS, driver_unseen  # local: install.plan imports the checks
@@ -227,6 +229,10 @@ def plan_remediation(
             component=framework,
         )
     plan, how = framework_plan(facts, ctx, framework, version if version is not None else installed, options=options)
+    if plan is None and by_driver and options is None:
+        branches = builds_by_driver(facts, ctx, framework, version if version is not None else installed, why)
+        if branches is not None:
+            return branches
     if plan is None:
         return Remediation(
             f"{why} No NVIDIA GPU or driver was seen here, and nothing in the environment names a CUDA build, so no "
@@ -279,6 +285,65 @@ def plan_remediation(
 
     said += companions_said(plan)
     return Remediation(said, (*commands, *(where.in_tool(facts, c) for c in plan.after)), component=framework)
+
+
+def builds_by_driver(facts: Facts, ctx: Context, framework: str, version: str | None, why: str) -> Remediation | None:
+    """A CPU-only PyTorch of a known release where no driver was seen: the one value that decides the CUDA build is
+    nvidia-smi's CUDA Version, and the release's own CUDA builds are few (compat_matrix/torch.toml variants), so the
+    step asks for that value and gives each build's install behind it, newest first, each chosen by
+    framework_plan as `gpudoctor install torch --cuda <that version>` would choose it. The release is kept: a CPU
+    wheel of a pinned release (another package's `torch<X` requirement) is replaced by the same release's CUDA build,
+    never by a newer release the pin refuses. None where the release or its builds are not known (the prose stays)."""
+    from gpudoctor.planner.model import Target
+    from gpudoctor.planner.plan import Options
+
+    if framework != "torch" or not version or dev_base(version):
+        return None
+    release = ctx.matrix.torch_release(version)
+    if release is None:
+        return None
+    base = version.split("+", 1)[0]
+    if vkey(base)[:2] != vkey(release.version)[:2]:
+        return None
+    variants = sorted(
+        (v for v in release.variants.values() if v.cuda and v.status == "stable"), key=lambda v: vkey(v.cuda), reverse=True
+    )
+    branches: list[tuple[str, tuple]] = []
+    for variant in variants:
+        plan, how = framework_plan(facts, ctx, framework, base, options=Options(target=Target(cuda=variant.cuda)))
+        if plan is None or not plan.fits or how != "kept" or plan.chosen.build.variant != variant.tag:
+            continue
+        commands = tuple(_step_commands(facts, plan)) + tuple(where.in_tool(facts, c) for c in plan.after)
+        if commands:
+            branches.append((variant.cuda, commands))
+    if not branches:
+        return None  # no build of the release the matrix knows fits: the plain step says what decides it
+    # Two ways, never run together (Remediation.alternative): the newest build, for a header that reaches its CUDA,
+    # else the release's oldest CUDA build, the one the widest range of drivers runs; a build between them adds
+    # nothing a driver of the oldest's CUDA or newer cannot already run.
+    (newest, first), (oldest, last) = branches[0], branches[-1]
+    said = f"{why} " if why else ""
+    check = Cmd(("nvidia-smi",), note="read-only: the CUDA Version in its header selects the install")
+    if len(branches) == 1:
+        return Remediation(
+            f"{said}No NVIDIA driver was seen here: PyTorch {base}'s one CUDA build the compatibility matrix holds as "
+            f"stable is CUDA {newest}'s, which runs where nvidia-smi's header says CUDA {newest} or newer; install it "
+            "in the same environment, keeping the release.",
+            (check, *first),
+            component=framework,
+        )
+    return Remediation(
+        f"{said}No NVIDIA driver was seen here, so its CUDA Version (nvidia-smi's header) decides which of PyTorch "
+        f"{base}'s CUDA builds this machine runs, keeping release {base}: where that header says {newest} or newer, "
+        f"the CUDA {newest} build below, in the same environment.",
+        (check, *first),
+        component=framework,
+        alternative=Remediation(
+            f"where the header says below {newest} (and at least {oldest}), PyTorch {base}'s CUDA {oldest} build.",
+            last,
+            component=framework,
+        ),
+    )
 
 
 def _step_commands(facts: Facts, plan) -> tuple[Cmd, ...]:
@@ -716,7 +781,9 @@ def check_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "This usually comes from a plain `pip install torch` on a platform whose default wheel is CPU-only, "
             "or a +cpu index.",
             (ev(t.source, f"torch {t.value.version}, torch.version.cuda = None"),),
-            plan_remediation(facts, ctx, "torch", t.value.version, "Install PyTorch's CUDA build from its own index."),
+            plan_remediation(
+                facts, ctx, "torch", t.value.version, "Install PyTorch's CUDA build from its own index.", by_driver=True
+            ),
         )
     tf = fw.tensorflow
     row = ctx.matrix.tensorflow_release(tf.value.version) if isinstance(tf, Found) else None

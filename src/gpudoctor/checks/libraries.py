@@ -620,6 +620,78 @@ def check_cudnn_by_name(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def cudnn8_wheels_by_cuda(facts: Facts, ctx: Context, soname: str) -> Remediation | None:
+    """A cuDNN 8 library (libcudnn.so.8 or one of its sub-libraries, libcudnn_ops_infer.so.8 ...) not loadable on Linux,
+    by a program the text does not name with its CUDA: cuDNN 8 is built per CUDA major, and the one value that decides
+    which is that program's CUDA major, read from the environment's package list. Each major's cuDNN 8 is one of
+    NVIDIA's wheels: nvidia-cudnn-cu11 8.9.6.50 (`==8.*`, _CUDNN_CU11) and nvidia-cudnn-cu12 8.9.7.29 (_CUDNN_CU12),
+    each requiring its major's cuBLAS wheel (pip install --dry-run --report --no-deps for CPython 3.10
+    manylinux2014_x86_64, 2026-11-30: both wheels' metadata require nvidia-cublas-cuNN and nvidia-cuda-nvrtc-cuNN), whose
+    directory the loader must find as well. A program that loads cuDNN by soname does not search the wheels: their lib directories
+    go on LD_LIBRARY_PATH (faster-whisper's README, "GPU"). The CUDA 11 wheels are the step (their own distributions,
+    beside anything of CUDA 12), the CUDA 12 ones the alternative: nvidia-cudnn-cu12 is one distribution for cuDNN 8
+    and 9, so where PyTorch 2.4 or later's cuDNN 9 is installed, 8.x would replace it. None for another major or
+    Windows (the DLL checks judge it)."""
+    if not re.fullmatch(r"libcudnn(?:_[a-z_]+)?\.so\.8", soname) or facts.platform.system.lower().startswith("win"):
+        return None
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir, python_exe
+
+    exe = python_exe(facts)
+
+    def wheels(cuda: int, cudnn: str) -> tuple[Line, ...]:
+        def wheel_dir(lib: str) -> Output:
+            program = f"import os, nvidia.{lib}.lib as m; print(os.path.dirname(m.__file__))"
+            return Output((exe, "-c", program), site_dir=f"nvidia/{lib}/lib")
+
+        # the read-back: the loader opens the very library the program could not, with the path just set (dlopen
+        # resolves its own dependencies, cuBLAS among them, the same way)
+        loads = Cmd(
+            (exe, "-c", f'import ctypes; ctypes.CDLL("{soname}")'), note=f"the fix took if this loads {soname} without an error"
+        )
+        return (
+            *kept(
+                facts,
+                (
+                    _pip(facts, "install", f"nvidia-cublas-cu{cuda}", cudnn),
+                    library_dir(facts, (wheel_dir("cublas"),), note="cuBLAS's wheel directory first on LD_LIBRARY_PATH"),
+                    library_dir(facts, (wheel_dir("cudnn"),), note="cuDNN's wheel directory first on LD_LIBRARY_PATH"),
+                ),
+            ),
+            loads,
+        )
+
+    # the libraries the matrix ties to cuDNN 8 and CUDA 11 (compat_matrix/libraries.toml), said as ranges of releases
+    builds = [
+        f"{b.package} {b.since} to before {b.until}" if b.until else f"{b.package} {b.since} and later"
+        for b in ctx.matrix.library_builds
+        if b.cudnn == 8 and b.cuda == 11
+    ]
+    listing = dataclasses.replace(
+        _pip(facts, "list"),
+        pipe=("grep", "-iE", "^(torch|ctranslate2|faster-whisper|onnxruntime-gpu|nvidia-cudnn-cu1[12]|nvidia-cublas-cu1[12]) "),
+        note="read-only, with the Python that runs the program: the CUDA major of what loads cuDNN; a torch +cu11x"
+        + "".join(f", {b}" for b in builds)
+        + " is CUDA 11",
+    )
+    eleven = wheels(11, _CUDNN_CU11[8])
+    first = dataclasses.replace(eleven[0], note="only where the program is a CUDA 11 build, with the Python that runs it")
+    return Remediation(
+        f"{soname} is cuDNN 8's, built per CUDA major: the program's CUDA major, in the list below, decides which. For "
+        "a CUDA 11 program, install NVIDIA's cuDNN 8 and cuBLAS wheels for CUDA 11 in the same environment and put "
+        "their directories on LD_LIBRARY_PATH where the program starts (it loads cuDNN by soname and does not search "
+        "the wheels)." + keep_path(facts),
+        (listing, first, *eleven[1:]),
+        component="cudnn",
+        alternative=Remediation(
+            "for a CUDA 12 program, the CUDA 12 wheels of cuDNN 8 the same way, only where no nvidia-cudnn-cu12 9.x is "
+            "listed (PyTorch 2.4 and later's): one distribution holds cuDNN 8 and 9, and 8.x would replace PyTorch's; "
+            "there, a build of the program for cuDNN 9 instead (CTranslate2 4.5.0 or later).",
+            wheels(12, _CUDNN_CU12[8]),
+            component="cudnn",
+        ),
+    )
+
+
 def _ct2_cuda_undecided(facts: Facts, ctx: Context, found: _CudnnByName) -> Finding:
     """CTranslate2 missed a cuDNN whose builds span two CUDA majors, on a machine the text says has CUDA 11: the cause
     is named, the fix is prose with no command (gpudoctor.planner.deciders gives it the report's asks: the pip list

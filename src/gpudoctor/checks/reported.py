@@ -1220,7 +1220,7 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
     if not facts.pasted.partial or facts.platform.system.lower().startswith("win") or no_gpu_said(facts) is not None:
         return  # DLL search on Windows: the Windows checks judge it (no GPU said: nothing to load libraries for)
-    from gpudoctor.checks.libraries import explained
+    from gpudoctor.checks.libraries import cudnn8_wheels_by_cuda, explained
     from gpudoctor.planner.remedy import shown_library_dir
 
     judged, _ = explained(facts, ctx)  # a library's own build explains them (gpudoctor.checks.libraries)
@@ -1262,6 +1262,7 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             tuple(ev("pasted", f"{m}: cannot be loaded") for m in cudnn),
             shown_library_dir(facts, cudnn, "cudnn")
             or _cudnn_dev_name(facts, cudnn, frameworks)
+            or (cudnn8_wheels_by_cuda(facts, ctx, cudnn[0]) if len(cudnn) == 1 and not frameworks else None)
             or Remediation(
                 "Install cuDNN of that major for the framework's CUDA where it loads it (NVIDIA's nvidia-cudnn-cuNN "
                 "wheel for pip installs), or add its directory to LD_LIBRARY_PATH.",
@@ -1397,9 +1398,17 @@ def check_reported_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             Severity.ERROR,
             "frameworks",
             f"{'PyTorch ' + version if version else 'the installed PyTorch'} is a CPU-only build",
-            "PyTorch said so ('Torch not compiled with CUDA enabled'): it cannot use the GPU however the driver is set up.",
+            (
+                # (catalogue torch-cpu-build-no-cuda-binding: a torch.cuda function reached the missing binding first)
+                "Python said so: torch._C has none of PyTorch's CUDA functions ('"
+                + e.line.strip()[-120:]
+                + "'), as in every build without CUDA: it cannot use the GPU however the driver is set up."
+                if e.get("entry") == "torch-cpu-build-no-cuda-binding"
+                else "PyTorch said so ('Torch not compiled with CUDA enabled'): it cannot use the GPU however the driver is "
+                "set up."
+            ),
             (ev("pasted", e.line),),
-            plan_remediation(facts, ctx, "torch", version, "Install a CUDA build of PyTorch."),
+            plan_remediation(facts, ctx, "torch", version, "Install a CUDA build of PyTorch.", by_driver=True),
         )
     for e in _said(facts, "jaxlib-cpu-fallback")[:1]:
         yield Finding(
@@ -2026,6 +2035,7 @@ _DESCRIPTIVE = frozenset(
         "compose-up-said",  # what started the containers; the failure beside it is its own evidence
         "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
         "video-capability-said",  # a container's setting; judged beside a video library failing (checks.catalogued.devices)
+        "gpu-driver-container-said",  # whose log it is (the GPU Operator's driver container); its errors are their own evidence
         "workload-gpus",
         "gpus-variable-said",  # an env file's variable, read beside a compose spec
         "ranks-on-hosts",  # where a distributed job runs; its failure is judged by gpudoctor.checks.workloads

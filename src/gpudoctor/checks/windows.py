@@ -862,7 +862,16 @@ def _package_dll(facts: Facts, ctx: Context, dll: str, package: str, line: str) 
                 component="torch",
             ),
         )
-    ask = (pip(facts, "show", package),)
+    # The usual cause's command beside the read that rules out the other (the Visual C++ runtime is installed on
+    # Windows, not in the environment: _vc_runtime's command, Microsoft's winget package of the 2015-2022 x64 runtime).
+    ask = (
+        pip(facts, "show", package),
+        Cmd(
+            ("winget", "install", "--id", "Microsoft.VCRedist.2015+.x64", "--exact"),
+            note=("only where pip show names a torch other than 2.4.0: " if package == "torch" else "")
+            + "the current Visual C++ runtime; or Microsoft's installer, https://aka.ms/vs/17/release/vc_redist.x64.exe",
+        ),
+    )
     return Finding(
         "windows-dll-missing",
         Severity.ERROR,

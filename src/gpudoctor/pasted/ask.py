@@ -8,6 +8,8 @@ the loader could not find. Commands are data (gpudoctor.cmdline) like every comm
 from __future__ import annotations
 
 import dataclasses
+import ntpath
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ from gpudoctor.facts import (
     EXTENSION_NAMED,
     GPU_GRAPH_SAID,
     IMPORT_CRASHED,
+    IMPORT_FAILED,
     JAX_BEFORE_ENV_INFO,
     JETSON_SAID,
     NO_PYTHON,
@@ -218,6 +221,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # the GPU Operator's driver container failing before it builds the module: the node has no driver for
         # nvidia-smi to answer from until that container succeeds (its own asks decide; plans16 1603, h231)
         and not any(facts.pasted.reported(kind) for kind in _DRIVER_NOT_BUILT)
+        # (or judged unable to build it for the node's kernel: its compiler older than the kernel's, h288)
+        and "driver-container-kernel-unsupported" not in codes
     ):
         if not d.version and _name_cut(facts):
             # The GPU's name stops at its family ("NVIDIA GeForce GTX": a line cut in the paste): its model, and with
@@ -513,6 +518,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         )
     out += _distribution_asks(facts, findings)
     out += _toolkit_arch_asks(facts, findings)
+    out += _build_tree_asks(facts, windows)
     interpreter = _interpreter_asks(facts, findings)
     # the console script's interpreter asked first: every python and pip step after it is to run in what it names
     out = [*interpreter, *out] if any(a.subject == _INTERPRETER for a in interpreter) else [*out, *interpreter]
@@ -526,6 +532,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out += _pip_typed_asks(facts, windows)
     out += _logged_container_asks(facts)
     out += _family_asks(facts, codes)
+    out += _owner_listing_asks(facts, out, py, windows)
     out += copies
     from gpudoctor.checks.driver import no_gpu_said
     from gpudoctor.checks.reported import other_vendor_gpu_only
@@ -721,6 +728,10 @@ def stated(facts: Facts, ask: Ask) -> bool:
         return _gpu_query_answered(facts, ask.command.argv)
     if fact.startswith("env:"):
         return fact[4:] in facts.platform.env
+    if fact.startswith("listed:"):
+        python = facts.frameworks.python
+        held = python.value.distributions if isinstance(python, Found) and "distributions" in facts.pasted.whole else {}
+        return any(w in name.lower() for name in held for w in fact[7:].split("|"))
     if fact.startswith("release:"):
         product = next((p for p in tool_floors.PRODUCTS if p.name == fact[8:]), None)
         shown = tool_floors.shown(facts, product) if product is not None else None
@@ -756,6 +767,16 @@ def _runnable(facts: Facts, asks: list[Ask], windows: bool) -> list[Ask]:
             modules.setdefault(probed_module(a.command), why)
     listing = where.python_step(facts, "-m", "pip", "list")
     if not modules or any(a.command == listing for a in out):
+        return out
+    # (the listing of the failing package's owner asked already, _owner_listing_asks: filtered by the module's name too)
+    owner = next((i for i, a in enumerate(out) if a.fact is not None and a.fact.startswith("listed:")), None)
+    if owner is not None:
+        row = out[owner]
+        words = load_asks.listed_words([*(row.fact or "")[7:].split("|"), *modules], [])
+        pipe = load_asks.listing_filter(words, windows)
+        out[owner] = dataclasses.replace(
+            row, command=dataclasses.replace(row.command, pipe=pipe), fact="listed:" + "|".join(words)
+        )
         return out
     for module, why in sorted(modules.items()):
         if any(other != module and other in module for other in modules):
@@ -982,6 +1003,69 @@ def _distribution_asks(facts: Facts, findings: list) -> list[Ask]:
             Cmd(("cat", "/etc/os-release"), note="on the host" if host else ""),
             "the distribution and its release (ID, VERSION_ID): they decide the driver's packages and repository",
         )
+    ]
+
+
+# A compiled program run from the build tree CMake made (`./build/examples/openpose/openpose.bin`,
+# `.\buildnewn\x64\Release\OpenPoseDemo.exe`, `cmake-build-release/app`): the folder whose name starts "build" (or
+# CLion's cmake-build-*) among the path's leading folders, typed after a shell's prompt, whose folder (PowerShell's
+# `PS C:\x>`, cmd.exe's `C:\x>`, bash's `user@host:/x#`) the relative path starts from.
+_BUILD_TREE_RUN = re.compile(
+    r"(?:(?:PS\s)?(?P<win>[A-Za-z]:\\[^>\r\n]{0,300})>|[\w.-]{1,64}@[\w.-]{1,64}:(?P<posix>[~/][^\s$#]{0,300})[$#]|[$#>]|^)"
+    r"\s*(?P<tree>(?:\.{1,2}[\\/])?(?:[\w.-]{1,80}[\\/]){0,3}?(?:cmake-)?build[\w.-]{0,40})[\\/][\w.\\/-]{1,200}"
+)
+# What CMake cached of the CUDA build in that tree: FindCUDA's toolkit root and nvcc (CUDA_TOOLKIT_ROOT_DIR,
+# CUDA_NVCC_EXECUTABLE: cmake.org/cmake/help/latest/module/FindCUDA.html), CMake's own CUDA language (CMAKE_CUDA_COMPILER,
+# CMAKE_CUDA_ARCHITECTURES: cmake.org/cmake/help/latest/variable/CMAKE_CUDA_ARCHITECTURES.html), and Caffe's and
+# OpenPose's architecture choice (CUDA_ARCH, CUDA_ARCH_BIN, CUDA_ARCH_PTX: CMU-Perceptual-Computing-Lab/openpose,
+# cmake/Cuda.cmake @43b3b6ca, "Copied from Caffe"). "CUDA_ARCH" matches CMAKE_CUDA_ARCHITECTURES too.
+_CMAKE_CUDA_ENTRIES = "CUDA_ARCH|CUDA_TOOLKIT_ROOT_DIR|CUDA_NVCC_EXECUTABLE|CMAKE_CUDA_COMPILER"
+
+
+def _build_cache(facts: Facts) -> str | None:
+    """The CMakeCache.txt of the build tree the paste shows a compiled program run from at a prompt (_BUILD_TREE_RUN),
+    from the prompt's folder where the path is relative to it; None where no program ran from a build tree."""
+    from gpudoctor.facts import REPORTER_COMMAND
+
+    lines = [c.get("line") or "" for c in facts.pasted.cues if "prompt" in (c.get("cue") or "").lower()]
+    lines += [c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == REPORTER_COMMAND]
+    m = next((m for line in lines if (m := _BUILD_TREE_RUN.search(line))), None)
+    if m is None:
+        return None
+    tree = m.group("tree")
+    if m.group("win") or "\\" in tree:
+        folder = m.group("win")
+        return ntpath.normpath(ntpath.join(folder, tree, "CMakeCache.txt") if folder else ntpath.join(tree, "CMakeCache.txt"))
+    folder = m.group("posix")
+    return posixpath.normpath(posixpath.join(folder or "", tree, "CMakeCache.txt"))
+
+
+def _build_tree_asks(facts: Facts, windows: bool) -> list[Ask]:
+    """A compiled program (facts.NO_PYTHON) the paste shows run from its own build tree failing with no kernel image for
+    the GPU: which architectures that build compiled for and with which toolkit decide it (the reviewers of plans18 and
+    plans20, CMU-Perceptual-Computing-Lab/openpose#2312, openpose-docker#3): CMake's cache in that tree, and the nvcc on
+    PATH, which a rebuild uses (a CUDA older than the GPU's architecture cannot compile for it). Not for a prebuilt
+    program (no build tree shown): its release notes, not a cache, say what it was built for. In a container the tree
+    is the container's (where the prompt ran)."""
+    if not any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):
+        return []
+    if not any(e.kind == "no-kernel-image" for e in facts.pasted.errors) or (cache := _build_cache(facts)) is None:
+        return []
+    inside = bool(facts.platform.container or where.container_of(facts) or where.image(facts) or where.program_image(facts))
+    if not (windows or cache[1:2] == ":"):
+        read = Cmd(("grep", "-E", _CMAKE_CUDA_ENTRIES, cache), note="inside the container" if inside else "")
+    elif where.shell(facts) == "cmd":
+        # (findstr takes space-separated words as alternatives: findstr's documentation, Microsoft's Windows Commands)
+        read = Cmd(("findstr", _CMAKE_CUDA_ENTRIES.replace("|", " "), cache))
+    else:
+        read = Cmd(("Select-String", "-Path", cache, "-Pattern", _CMAKE_CUDA_ENTRIES))
+    return [
+        Ask(
+            read,
+            "the GPU architectures the program's build compiled for and the CUDA toolkit it used, as CMake cached them: "
+            "the GPU's own architecture missing decides a rebuild for it, a toolkit older than the GPU a newer one",
+        ),
+        Ask(Cmd(("nvcc", "--version")), "the CUDA toolkit on PATH, which a rebuild of the program compiles with"),
     ]
 
 
@@ -1833,6 +1917,112 @@ def _extension_asks(facts: Facts, findings: list) -> list[Ask]:
             unfixed,
         )
     ]
+
+
+# A Python package's native part that failed to load, by the evidence kinds that say so (catalogue.toml, the loader's
+# lines), and the package each one names where its message does.
+_LOAD_FAILED = {
+    "library-missing": None,
+    "gpu-stack-failure": None,  # (a library's or a DLL's only: component_kind)
+    "extension-dll-load-failed": None,
+    "companion-load-failed": None,
+    "gpu-library-unloadable": None,
+    "windows-dll-bad-image": None,
+    "windows-dll-procedure-missing": None,
+    "windows-dll-init-failed": None,
+    "toolkit-library-not-found": None,
+    "onnxruntime-cuda-provider-failed": "onnxruntime",
+    "onnxruntime-cuda-provider-not-created": "onnxruntime",
+    "onnxruntime-provider-load-failed": "onnxruntime",
+    "onnxruntime-tensorrt-provider-failed": "onnxruntime",
+    "tf-dnn-library-missing": "tensorflow",
+    "tf-cudart-not-loaded": "tensorflow",
+    "jax-library-load-failed": "jax",
+    "tensorrt-library-missing": "tensorrt",
+    "bitsandbytes-binary-missing": "bitsandbytes",
+    "bitsandbytes-linux-cuda-setup": "bitsandbytes",
+    "bitsandbytes-setup-failed": "bitsandbytes",
+}
+# A .NET program's own lines: an exception of a NuGet package's namespace (Microsoft.ML.OnnxRuntime.OnnxRuntimeException),
+# or the package said to come from NuGet.
+_DOTNET = re.compile(r"\bMicrosoft\.ML\.\w+|\bnuget\b|\.csproj\b", re.I)
+# The lines of `pip list` torch's collect_env keeps: those holding one of its DEFAULT_PIP_PATTERNS (pytorch/pytorch,
+# torch/utils/collect_env.py, get_pip_packages; the set below is its releases' common part, newer ones add more): a
+# filter word holding one of them (torchvision, onnxruntime) is listed by a collect_env asked already, no other.
+_COLLECT_ENV_LISTS = ("torch", "numpy", "mypy", "flake8", "triton", "optree", "onnx")
+# The driver's own libraries: the driver's install decides them, never a Python environment's packages.
+_DRIVER_LIB = re.compile(r"(?:lib)?(?:cuda\.so|nvidia-|nvcuda|nvml|nvcuvid)", re.I)
+# A package's folder under site-packages in a loader's line (Linux or Windows separators).
+_SITE_DIR = re.compile(r"(?:site|dist)-packages[\\/](?P<pkg>[A-Za-z_]\w{0,60})[\\/]", re.I)
+
+
+def _owner_listing_asks(facts: Facts, asked: list[Ask], py: str, windows: bool) -> list[Ask]:
+    """A Python package whose native part failed to load (a library or DLL the loader could not load, a provider
+    library that could not), asked in the environment's own package listing: which distributions hold the package and
+    the library, of which release and CUDA build (the blind sets' reviewers, plans18-20: "the environment's own package
+    listing", pip's where pip installed, conda's only where conda did; rapidsai/cudf#18613, microsoft/onnxruntime#21825).
+    The listing is that of the installer the paste shows (gpudoctor.pasted.load_asks.package_listing). Not where another
+    ask lists the packages already, nor for the driver's own libraries, nor for a program that is no Python one."""
+    from gpudoctor.checks.reported import _TF_WARNING, frameworks_named
+
+    errors = [
+        e
+        for e in facts.pasted.errors
+        if e.kind in _LOAD_FAILED
+        and (e.kind != "gpu-stack-failure" or e.get("component_kind") in ("library", "dll"))
+        and e.get("side") != LINK  # (a name only a build's linker looked for is no installed package's)
+        and not (e.kind == "library-missing" and _TF_WARNING.search(e.line))  # (a warning TensorFlow runs on past)
+        and load_asks.about_copies(e.line)  # (Windows' error 1455, the paging file, is no question of what is installed)
+    ]
+    if not errors:
+        return []
+    named = [lib for e in errors if (lib := e.get("soname") or (e.get("component") if e.kind == "gpu-stack-failure" else None))]
+    libraries = [lib for lib in named if not _DRIVER_LIB.match(lib)]
+    if named and not libraries:
+        return []  # (only the driver's own libraries failed: no environment's package holds them)
+    packages = [p for e in errors if (p := _LOAD_FAILED[e.kind])]
+    packages += [c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == IMPORT_FAILED]
+    packages += [m.group("pkg") for e in errors if (m := _SITE_DIR.search(e.line))]
+    packages = [p for p in dict.fromkeys(packages) if p]
+    if not packages and not libraries:
+        return []
+    said = [e.line for e in facts.pasted.errors] + [c.get("line") or "" for c in facts.pasted.cues]
+    compiled = any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues)
+    if compiled and any(_DOTNET.search(line) for line in said) and (words := load_asks.listed_words(packages, [])):
+        # A .NET program's packages are NuGet's: the project's own listing (`dotnet list package`, the .NET SDK's
+        # reference: learn.microsoft.com/dotnet/core/tools/dotnet-list-package) names the release, which fixes the CUDA
+        # and cuDNN majors its provider needs (microsoft/onnxruntime#20597); not where the paste states it.
+        if any(
+            e.kind == "library-said" and any(w in (e.get("package") or "").lower() for w in words) for e in facts.pasted.errors
+        ):
+            return []
+        return [
+            Ask(
+                Cmd(("dotnet", "list", "package"), pipe=load_asks.listing_filter(words, windows), note="in the project's folder"),
+                f"the NuGet packages the project references matching {', '.join(words)}, with the versions resolved: the "
+                "release of the package whose native library failed to load",
+            )
+        ]
+    if not load_asks.python_failed(facts, bool(packages) or bool(frameworks_named(facts))):
+        return []
+    if not (filters := load_asks.listed_words(packages, libraries)):
+        return []
+    # (pip's list however it is run: by the interpreter, in an image, by uv; conda's; collect_env's, for what it lists)
+    listed = any(
+        ("pip" in argv and "list" in argv)
+        or ("pip" in argv and "show" in argv and any(p.replace("_", "-") in argv for p in packages))
+        or argv[:2] == ("conda", "list")
+        or ("torch.utils.collect_env" in argv and all(any(p in w for p in _COLLECT_ENV_LISTS) for w in filters))
+        for a in asked
+        if (argv := tuple(str(w) for w in a.command.argv))
+    )
+    if listed:
+        return []
+    conda = (where.conda(facts) or bool(_CONDA_PYTHON.search(py))) and not _VENV_PYTHON.search(py)
+    row = load_asks.package_listing(facts, py, filters[:6], conda, windows)
+    # answered by a pasted listing only where it holds one of the packages asked for: a listing without the package
+    # whose import failed is another interpreter's (rapidsai/cudf#18613: the system pip's, beside a venv's traceback)
+    return [Ask(row.command, row.decides, fact="listed:" + "|".join(filters[:6]))]
 
 
 # The package folder an object sits in under site-packages (site-packages/torch_tensorrt/lib/libtorchtrt.so):

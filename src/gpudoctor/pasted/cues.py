@@ -286,6 +286,9 @@ _WINDOWS_PROSE = re.compile(
     r"|\bWindows\s+(?:machine|PC|laptop|computer|desktop|workstation|VM|virtual\s+machine)s?\b"
     # a program set up with its Windows installer ("My ollama is use windows installer setup"): it runs on Windows
     r"|\bWindows\s+installer\b"
+    # Windows 10's and 11's release names ("a 64-bit Windows version `1703`", "Windows 10 21H2"): Microsoft numbers its
+    # feature updates by year and month, then half-year (winver's "Version 1703", "Version 22H2"); no Linux is named so
+    r"|\bWindows(?:\s+1[01])?\s+(?:version\s+|build\s+)?`?(?:1[5-9]0[1-9]|20[01][1-9]|2\dH[12])\b"
     rf"|(?<=[{_CJK}])\s?Windows(?![A-Za-z0-9_-])|(?<![A-Za-z0-9_.-])Windows(?=\s?[{_CJK}])",
     re.IGNORECASE | re.MULTILINE,
 )

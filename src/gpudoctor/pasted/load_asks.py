@@ -143,7 +143,7 @@ _WIN_ERROR = re.compile(r"(?:WinError|error(?: code)?)\s*(\d+)", re.I)
 _COPY_ERRORS = frozenset({"126", "127", "193"})
 
 
-def _about_copies(line: str) -> bool:
+def about_copies(line: str) -> bool:
     return (m := _WIN_ERROR.search(line)) is None or m.group(1) in _COPY_ERRORS
 
 
@@ -157,7 +157,7 @@ def windows_dll_asks(facts: Facts, dlls: list[str], own: set[str], python_named:
     lines = {
         (e.get("soname") or "").lower(): e.line for e in facts.pasted.errors if e.kind == "library-missing" and e.get("soname")
     }
-    dlls = [d for d in dlls if _about_copies(lines.get(d.lower(), ""))]
+    dlls = [d for d in dlls if about_copies(lines.get(d.lower(), ""))]
     cudnn = sorted(
         {f for d in dlls[:3] if d.lower() not in own and d.lower().startswith("cudnn") and (f := _family(d)) is not None}
     )
@@ -185,3 +185,80 @@ def windows_dll_asks(facts: Facts, dlls: list[str], own: set[str], python_named:
             )
         )
     return out
+
+
+# The libraries of the CUDA toolkit, cuDNN, NCCL and TensorRT by their family word (libcublasLt.so.11, cudnn64_9.dll,
+# libnvJitLink.so.12; libcuda is the driver's, never an environment's package): pip's nvidia-* wheels (nvidia-cublas-cu12, nvidia-cudnn-cu12 ...) and conda's cuda-*/cudnn/nccl
+# packages carry them, so a listing filtered by the family word and "nvidia" shows each copy an environment holds. A
+# library of any other name is a package's own (libcudf.so: rapidsai's libcudf wheel; libcuml.so: cuML's), listed by
+# its stem.
+_CUDA_FAMILY = re.compile(
+    r"(?:lib)?(?P<family>cudart|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nvinfer|nccl|cupti|"
+    r"nvtoolsext|npp)",
+    re.I,
+)
+_OWN_LIB = re.compile(r"lib(?P<stem>[A-Za-z][A-Za-z0-9]{1,60})")
+
+
+def listed_words(packages: list[str], libraries: list[str]) -> list[str]:
+    """The words a package listing is filtered by: each package whose import or native part failed, and for each
+    library that failed to load its family word and "nvidia" (a CUDA library) or its stem (a package's own)."""
+    words: list[str] = []
+    for lib in libraries:
+        name = ntpath.basename(lib.replace("/", "\\"))
+        if (m := _CUDA_FAMILY.match(name)) is not None:
+            family = m.group("family").lower()
+            # (TensorRT's libnvinfer comes in pip's tensorrt, tensorrt-libs and tensorrt-cu12-libs wheels, conda's
+            # tensorrt and libnvinfer packages: NVIDIA's TensorRT installation guide, "Python Package Index Installation")
+            words += [family, "tensorrt" if family == "nvinfer" else "nvidia"]
+        elif (m := _OWN_LIB.match(name)) is not None:
+            words.append(m.group("stem").lower())
+    words = [p.lower() for p in packages] + words
+    # (a word another contains is matched by that one's filter too: "cudf" finds pylibcudf and libcudf-cu12 alike)
+    return [w for w in dict.fromkeys(words) if not any(o != w and o in w for o in words)]
+
+
+def listing_filter(words: list[str], windows: bool) -> tuple[str, ...]:
+    """The filter a package listing is piped through: any of `words`, case aside. A listing names a distribution as
+    its metadata does (transformer_engine, torch-tensorrt, torch_tensorrt), so an import name's "_" matches either
+    separator: grep -E's "." on Linux; on Windows, whose findstr takes space-separated words as alternatives
+    (findstr's documentation, Microsoft's Windows Commands), the name's first part before it."""
+    if windows:
+        return ("findstr", "/i", " ".join(dict.fromkeys(w.split("_", 1)[0] for w in words)))
+    return ("grep", "-iE", "|".join(w.replace("_", ".") for w in words))
+
+
+def _conda_prefix(py: str) -> str | None:
+    """The environment's prefix a conda interpreter's path names: <prefix>/bin/python on Linux and macOS,
+    <prefix>\\python.exe on Windows (conda's own layout); None for a bare name."""
+    if "\\" in py and py.lower().endswith("python.exe"):
+        return ntpath.dirname(py)
+    if "/" in py and (m := re.match(r"(?P<prefix>/.+)/bin/python[\d.]*$", py)) is not None:
+        return m.group("prefix")
+    return None
+
+
+def package_listing(facts: Facts, py: str, words: list[str], conda: bool, windows: bool) -> LoadAsk:
+    """The environment's own package listing, filtered by `words`, from the installer that put its packages there: a
+    conda environment's `conda list` (which lists its pip-installed packages too, channel pypi) where the paste shows the
+    program's Python is conda's (`conda`); elsewhere the interpreter's own pip (a venv, a system or user-site Python, an
+    image's), never conda, which manages none of them. grep -iE on Linux; findstr /i (any of the space-separated words:
+    findstr's documentation, Microsoft's Windows Commands) in cmd.exe and PowerShell, which have no grep."""
+    pipe = listing_filter(words, windows)
+    named = ", ".join(words)
+    if conda:
+        prefix = _conda_prefix(py)
+        cmd = Cmd(("conda", "list", *(("-p", prefix) if prefix else ())), pipe=pipe)
+        return LoadAsk(
+            cmd,
+            f"the packages of the program's conda environment matching {named}, with their versions, builds and "
+            "channels (pip's installs there too, as pypi): which package holds the library that failed to load, and "
+            "whether its release and CUDA build match the others",
+        )
+    cmd = where.python_step(facts, "-m", "pip", "list")
+    return LoadAsk(
+        Cmd(cmd.argv, root=cmd.root, pipe=pipe, note=cmd.note),
+        f"the distributions the program's own interpreter holds matching {named}, with their versions: whether the "
+        "one that ships the library that failed to load is installed at all, and of the same release and CUDA major as "
+        "the package that loads it",
+    )

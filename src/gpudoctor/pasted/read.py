@@ -9,6 +9,7 @@ and says `"partial": true`: the doctor then treats everything else as unknown (d
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -117,7 +118,11 @@ def read_sources(sources: list[Source]) -> Gathered:
 
         failing = [e for e in found if e.kind not in _STARTUP_LINES and recognised_failure(e)]
         if not failing and (cut := _traceback_cut(lines)):
-            script = _SCRIPT_FRAME.search(cut[1])
+            # (a program's own top frame runs at module level, or in the main() a wrapper such as Hydra starts the
+            # traceback at; a first frame in another function is a worker's, a thread's or a subprocess's inside a
+            # library module, which run again alone does nothing: blind set 20's reviewers, DeepFaceLive's CSWBase.py)
+            top = _TOP_FRAME.search(cut[1]) is not None
+            script = _SCRIPT_FRAME.search(cut[1]) if top else None
             if script is None and 'runpy.py", line' in cut[1]:
                 # runpy ran a console script: its launcher's frame follows (the first of them that names one)
                 script = next((m for x in lines[-2_000:] if ".exe" in x and (m := _SCRIPT_FRAME.search(x))), None)
@@ -241,6 +246,8 @@ _SCRIPT_FRAME = re.compile(
 
 
 _FRAME = re.compile(r'^\s+File "[^"]{1,400}", line \d')
+# A frame at a program's top: module level, or main() (where a wrapper's trimmed traceback starts).
+_TOP_FRAME = re.compile(r'", line \d{1,6}, in (?:<module>|main)\s*$')
 
 # A traceback of an import typed at Python's prompt: its first frame the REPL's (<stdin>), its second the installed
 # package's __init__ run at module level (rapidsai/cuml#5214: `>>> import cuml`; rapidsai/cudf#10308: `import cudf`;
@@ -252,17 +259,38 @@ _PACKAGE_INIT_FRAME = re.compile(
 )
 
 
+# A frame of an installed package's module run at module level, by its dotted path under site-packages.
+_PACKAGE_MODULE_FRAME = re.compile(
+    r'^\s*File "[^"]{0,300}[\\/](?:site|dist)-packages[\\/](?P<module>[A-Za-z_]\w{0,100}(?:[\\/][A-Za-z_]\w{0,100}){0,8})'
+    r'\.py", line \d{1,6}, in <module>\s*$'
+)
+
+
 def _imported_package(lines: list[str]) -> str | None:
     """The package whose import the last traceback shows failing at the REPL (_STDIN_FRAME, then _PACKAGE_INIT_FRAME),
     or None: what `python -c "import PACKAGE"` runs again to print the error a cut paste hides."""
     starts = [i for i, line in enumerate(lines[:200_000]) if "Traceback (most recent call last)" in line[:300]]
     if not starts:
         return None
-    frames = [line for line in lines[starts[-1] + 1 : starts[-1] + 40] if _FRAME.match(line)][:2]
-    if len(frames) < 2 or not _STDIN_FRAME.match(frames[0]):
-        return None
-    m = _PACKAGE_INIT_FRAME.match(frames[1])
-    return m.group("package") if m else None
+    frames = [line for line in lines[starts[-1] + 1 : starts[-1] + 40] if _FRAME.match(line)]
+    if len(frames) >= 2 and _STDIN_FRAME.match(frames[0]):
+        m = _PACKAGE_INIT_FRAME.match(frames[1])
+        return m.group("package") if m else None
+    # A chain of imports from the first frame on (each run at module level: a console script's or a program's, then
+    # the modules it imports) that reaches an installed package's __init__: the traceback was cut while that package
+    # was being imported, whatever its module-level code called after, so importing it alone fails the same way
+    # (hiyouga/LLaMA-Factory#8290: llamafactory-cli's import of peft, cut in peft's own modules; tensorflow/tensorflow
+    # #10073: tensorflow's __init__ into pywrap_tensorflow's loader). The innermost such package is the narrowest
+    # import that still fails.
+    # Where the chain reaches none (a program's import of a package's module, the package's __init__ not shown), the
+    # innermost installed module it imports, by its dotted name: importing it imports its parents first, then runs it.
+    chain = list(itertools.takewhile(lambda f: f.rstrip().endswith("in <module>"), frames))
+    packages = [m.group("package") for f in chain if (m := _PACKAGE_INIT_FRAME.match(f))]
+    if packages:
+        return packages[-1]
+    # (never the first frame: a module run as the program, pip's build hook, is no import to run again)
+    modules = [m.group("module") for f in chain[1:] if (m := _PACKAGE_MODULE_FRAME.match(f))]
+    return modules[-1].replace("\\", ".").replace("/", ".") if modules else None
 
 
 def _cuda_errors(said: str, found: list[ErrorEvidence], kinds: set[str]) -> list[ErrorEvidence]:
@@ -731,17 +759,21 @@ def _no_such_torch(g: Gathered) -> None:
 # with a four-digit GeForce number, a three-digit A/H/B data-centre part): a bare number or "L4" is too often something
 # else.
 _NAMED_GPU = re.compile(
-    r"(?<![\w.-])(?:"
+    # Markdown's emphasis may wrap the name ("_GeForce GTX 1080 Ti_", "__RTX 4090__"): underscores that open or close a
+    # word are no part of an identifier, so they neither start nor end the name ("gtx_1080_results" still does not match)
+    r"(?:(?<![\w.-])|(?<=(?<![\w.-])_)|(?<=(?<![\w.-])__))(?:"
     # NVIDIA's workstation Ampere parts are "RTX A" and a number (RTX A2000 to A6000: compat_matrix/gpu_arch.toml's rows)
     r"(?:NVIDIA[ \t]+)?RTX[ \t]+(?P<ws>A[1-9]\d00)"
     r"|(?:NVIDIA[ \t]*)?(?:GeForce[ \t]*)?(?P<series>RTX|GTX|GT)[ \t]*-?[ \t]*(?P<num>\d{3,4})(?:[ \t]*(?P<sfx>Ti|SUPER))?"
     r"|(?:NVIDIA[ \t]+)?(?P<brand>Tesla|Quadro|TITAN)[ \t]+(?P<model>(?:RTX[ \t]+)?[A-Z]{0,2}\d{1,4}[A-Z]{0,2}|Xp?|V|RTX)"
     r"|NVIDIA[ \t]+(?P<bare>[1-5]0[5-9]0|16[56]0)(?:[ \t]*(?P<bsfx>Ti|SUPER))?"
-    r"|(?:NVIDIA[ \t]+)?(?P<dc>[AHB][1-9]00)"
+    # and the Volta and Pascal data-centre parts without "Tesla" ("I only tried with V100"): no other product or
+    # version is spelled V100 or P100
+    r"|(?:NVIDIA[ \t]+)?(?P<dc>[AHB][1-9]00|V100S?|P100)"
     # a GeForce number the reporter says they own ("I have a 3060", "my 3090 Ti"): the owning words make it a card
     r"|(?:i[ \t]+have|i've[ \t]+got|i[ \t]+use|my)[ \t]+(?:an?[ \t]+)?(?P<owned>[1-5]0[5-9]0|16[56]0)(?:[ \t]*(?P<osfx>Ti|SUPER))?"
     r"(?![ \t]*(?:mhz|hz|mb|gb|w|rpm|x\d)\b)"
-    r")(?![\w-]|\.\w)",  # a sentence's full stop may follow, not a version's or a file's dot
+    r")(?!(?!_{1,2}(?!\w))[\w-]|\.\w)",  # a sentence's full stop may follow, not a version's or a file's dot
     re.IGNORECASE | re.ASCII,  # ASCII words: "nvidia 2070显卡" names the 2070 (a CJK word may follow without a space)
 )
 
@@ -771,6 +803,8 @@ def _named_gpu(g: Gathered) -> None:
     for _, lines in g.texts:
         for line in lines[:_MAX_NAMED_LINES]:
             for m in _NAMED_GPU.finditer(line[:2000]):
+                if _NOT_YET.search(line[max(0, m.start() - 60) : m.start()]):
+                    continue  # a GPU the reporter means to try or buy is not the machine's
                 for candidate in _gpu_candidates(m):
                     row = matrix.gpu_for_name(candidate)
                     if row is not None:
@@ -806,6 +840,17 @@ _HAVING = re.compile(
 _COMPARED = re.compile(
     r"\b(?:vs\.?|versus|than|instead|works?\s+(?:on|with|fine)|not\s+on|but\s+not|other|another|friend'?s?|colleague'?s?"
     r"|tried|switch(?:ed)?|replac\w*|upgrad\w*|previous|used\s+to)\b",
+    re.IGNORECASE,
+)
+
+
+# Words of intent just before a GPU's name: the reporter will try it, means to buy or rent it ("I'll try A100 later",
+# "going to buy an RTX 4090", "planning to switch to a 3090"). That GPU is not the one the failure ran on.
+_NOT_YET = re.compile(
+    r"\b(?:i'?ll|i\s+will|we'?ll|we\s+will|going\s+to|gonna|plan(?:ning)?\s+to|want\s+to|thinking\s+of|considering)"
+    r"\s+(?:also\s+)?(?:try(?:ing)?|test(?:ing)?|buy(?:ing)?|get(?:ting)?|rent(?:ing)?|order(?:ing)?|switch(?:ing)?\s+to"
+    r"|mov(?:e|ing)\s+to|upgrad(?:e|ing)\s+to)\s+(?:(?:it|this|on|with|an?|the|some|one|two|\d{1,2}\s*x?)\s+){0,3}"
+    r"(?:NVIDIA\s+)?$",
     re.IGNORECASE,
 )
 

@@ -135,6 +135,10 @@ _DOCKER_READS = frozenset({"images", "ps", "info", "inspect", "logs", "version"}
 # docker run's options that take a separate value (`-v SRC:DST`, `--name N`): skipped to find the image and its program.
 _DOCKER_RUN_VALUED = frozenset({"-v", "--volume", "-e", "--env", "--name", "-w", "--workdir", "--entrypoint", "-p",
                                 "--publish", "--gpus", "--runtime", "-u", "--user", "--network", "--mount", "--shm-size"})  # fmt: skip
+# wsl's options that print only (Microsoft's "Basic commands for WSL", learn.microsoft.com/windows/wsl/basic-commands:
+# `wsl -l -v` / `--list --verbose` lists the distributions and their WSL version, `--status` general information,
+# `--version` the versions of WSL and its parts).
+_WSL_READS = frozenset({("-l",), ("--list",), ("--status",), ("--version",)})
 _GPUDOCTOR_INSPECT = {"memory", "check", "snapshot", "bench", "explain", "matrix"}
 # find's actions that change something or run a program (GNU findutils' manual, "Actions"); without them it prints.
 _FIND_ACTS = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"})
@@ -358,6 +362,8 @@ def classify(line: Line) -> Action:
     if prog == "reg" and rest[:1] == ("delete",):
         name = rest[rest.index("/v") + 1] if "/v" in rest[:-1] else ""
         return Action("registry", prog, cmd.root, cmd, name=name)
+    if prog == "wsl" and rest[:1] in _WSL_READS:
+        return Action("inspect", prog, cmd.root, cmd)
     if prog == "wsl":
         return Action("wsl", prog, cmd.root, cmd)
     # `env` alone prints the environment (with arguments it runs a program in a changed one); `find` only lists, unless
@@ -371,6 +377,13 @@ def classify(line: Line) -> Action:
         or prog == "snap"
         and rest[:1] == ("list",)
         or (prog, rest) == ("env", ())
+        or prog == "id"
+        or prog == "fuser"
+        and not any(w in ("-k", "--kill") for w in rest)
+        or prog == "command"
+        and rest[:1] in (("-v",), ("-V",))
+        or prog == "module"
+        and rest[:1] in (("list",), ("avail",), ("show",), ("spider",))
     ):
         return Action("inspect", prog, cmd.root, cmd)
     if prog in ("srun", "bsub") and _job_program(rest) in _INSPECT:

@@ -1,7 +1,8 @@
 """What each step kind does to the machine's facts, as the checks read them: a framework's version and CUDA build
 with the libraries its wheel brings, a companion, an NVIDIA wheel, a variable, the loader's copies under a new
-LD_LIBRARY_PATH, the /usr/local/cuda link and the shell's toolkit, a new toolkit. An effect this module does
-not follow is flagged `unmodelled` with its reason, and the facts are left as they were."""
+LD_LIBRARY_PATH, the /usr/local/cuda link and the shell's toolkit, a new toolkit, the driver's packages and the module
+a reboot loads (gpudoctor.planner.driver_state). An effect this module does not follow is flagged `unmodelled` with
+its reason, and the facts are left as they were."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from gpudoctor.facts import (
     Toolkit,
     TorchFacts,
 )
+from gpudoctor.planner import driver_state
 from gpudoctor.planner.actions import Action, Requirement, canon
 from gpudoctor.planner.plan_state import (
     COMPANIONS,
@@ -599,6 +601,15 @@ def _copy_version(res: Any, copy: Any) -> str | None:
 def _pkg_install(s: State, a: Action) -> None:
     s.installed.update(a.packages)
     if not a.packages:  # dpkg --configure -a, apt-get install --fix-broken
+        if s.driver is not None and s.driver.finished:
+            return  # the upgrade an earlier command of the plan finished: nothing is left interrupted
+        build = driver_state.finished(s.facts, f"step {s.step}'s package repair")
+        if build is not None:
+            # The driver upgrade that left the mismatch, finished: its user-space now, its module at the next boot.
+            d = _driver(s)
+            d.userspace, d.pending, d.finished = build, build, True
+            s.facts = driver_state.settle(s.facts, d)
+            return
         s.disk_changed.append("interrupted package installs finished")
         s.flag("unmodelled", a, "finishes interrupted installs: which packages, and their versions, were not recorded")
         return
@@ -618,12 +629,78 @@ def _pkg_install(s: State, a: Action) -> None:
                 s.disk_changed.append(p)
                 s.flag("unmodelled", a, f"{p}: {why}")
             s.write(("package", name), p, a)
+        elif _driver_package(s, p):
+            s.write(("package", name), p, a)
         elif _DRIVER_PKG.match(name):
             s.disk_changed.append(f"driver package {p}")
             s.flag("unmodelled", a, f"{p}: the driver version it installs is the repository's on the day")
         else:
             s.disk_changed.append(p)
             s.flag("unmodelled", a, f"{p}: the libraries it puts on the loader's path are not modelled")
+
+
+def _driver(s: State) -> driver_state.Driver:
+    if s.driver is None:
+        s.driver = driver_state.start(s.facts)
+    return s.driver
+
+
+def _driver_package(s: State, package: str) -> bool:
+    """A driver package on a machine whose driver library and module differ (or that a step of the plan already
+    changed): its user-space build now, its module (where the package carries it) at the next boot. False where the
+    model does not follow it (another machine: what a new branch changes of what the checks read is not modelled)."""
+    got = driver_state.package_build(package, f"step {s.step}'s {package.split('=')[0]}")
+    if got is None or (s.driver is None and not driver_state.mismatched(s.facts)):
+        return False
+    build, module = got
+    d = _driver(s)
+    d.userspace = build
+    if module:
+        d.pending = build
+    s.facts = driver_state.settle(s.facts, d)
+    return True
+
+
+def _activate(s: State, a: Action) -> bool:
+    """A reboot, or the nvidia module loaded where rmmod took it out: the module pending on disk becomes the loaded
+    one. Pending: what a driver step of the plan put on disk; else, on a mismatch the plan has read the module on disk
+    for (modinfo), the module its reboot is for (driver_state.on_disk). False where neither: not followed here."""
+    read = ("modinfo", "-F", "version", "nvidia") in s.asked
+    d = s.driver
+    pending = d.pending if d is not None else None
+    if pending is None:
+        pending = driver_state.on_disk(s.facts, read)
+        if pending is None:
+            return False
+        d = _driver(s)
+        if d.userspace is None:
+            d.userspace = pending  # the libraries' build, whose version the record does not show
+    assert d is not None
+    d.loaded, d.pending, d.unloaded = pending, None, False
+    s.facts = driver_state.settle(s.facts, d)
+    return True
+
+
+def _module(s: State, a: Action) -> str | None:
+    """rmmod of the nvidia modules takes the loaded one out; modprobe nvidia after it (or where a driver step of the plan
+    left a module pending and none was loaded) loads the one on disk, as a reboot does; with nothing pending and the
+    driver answering, it loads the same build again and changes nothing. Returns what is not followed."""
+    words = a.line.words if isinstance(a.line, Cmd) else ()
+    if "nvidia" not in words:
+        return _UNMODELLED["module-load"]
+    if a.tool == "rmmod":
+        if s.driver is not None or driver_state.mismatched(s.facts):
+            _driver(s).unloaded = True
+            return None
+        return _UNMODELLED["module-load"]
+    d = s.driver
+    if d is not None and (d.unloaded or d.loaded is None and not driver_state.mismatched(s.facts)) and _activate(s, a):
+        return None
+    if d is not None and d.loaded is not None and d.pending is None and not driver_state.mismatched(s.facts):
+        # Nothing pending and the module answering: loading it (again, after rmmod) loads the same build; nothing changes.
+        d.unloaded = False
+        return None
+    return _UNMODELLED["module-load"]
 
 
 def _cudnn_package(s: State, major: int, cuda: str | None) -> str | None:
@@ -680,8 +757,31 @@ _NO_DRIVER = {"driver-nouveau", "driver-missing"}
 _DRIVER_INSTALLED = ("driver package ", "a driver the distribution chooses")
 
 
+# What the model follows of a boot beside the driver: nouveau blacklisted in modprobe.d (a tee of "blacklist nouveau"
+# into /etc/modprobe.d), and the initramfs rebuilt with it (update-initramfs, dracut).
+_NOUVEAU_BLACKLISTED = "nouveau blacklisted in modprobe.d"
+_BOOT_FOLLOWED = frozenset({_NOUVEAU_BLACKLISTED, "update-initramfs", "dracut", "a driver the distribution chooses"})
+
+
+def _blacklists_nouveau(a: Action) -> bool:
+    return a.kind == "module-config" and isinstance(a.line, Cmd) and "blacklist nouveau" in a.line.words
+
+
 def _reboot(s: State, a: Action) -> None:
     d = s.facts.driver
+    if s.driver is not None and s.driver.pending is not None or driver_state.mismatched(s.facts):
+        # The module the plan (or the upgrade the record shows) put on disk is loaded; nouveau stays out where a step
+        # blacklisted it (modprobe.d, read at boot; the initramfs rebuilt with it). Anything else on disk: not followed.
+        kernel = s.facts.kernel
+        if _NOUVEAU_BLACKLISTED in s.disk_changed:
+            s.facts = replace(s.facts, kernel=replace(kernel, nouveau_loaded=False))
+        if _activate(s, a):
+            rest = [c for c in s.disk_changed if c not in _BOOT_FOLLOWED]
+            s.disk_changed.clear()
+            if rest:
+                s.flag("unmodelled", a, f"loads what earlier steps changed on disk ({rest[0]}): not followed by the model")
+            return
+        s.facts = replace(s.facts, kernel=kernel)
     if set(s.codes) & _NO_DRIVER and not any(c.startswith(_DRIVER_INSTALLED) for c in s.disk_changed):
         # (a blacklist and a rebuilt initramfs change the boot, but boot into no NVIDIA driver: issue 27, kind 9)
         s.flag("unmet-precondition", a, "reboots into no NVIDIA driver: none is installed, and no earlier step installs one")
@@ -779,16 +879,29 @@ def apply(s: State, a: Action) -> None:
         )
         s.write(("env", a.name), "None", a)
     elif k in ("module-config", "boot-image"):
-        s.disk_changed.append(a.name or a.tool)  # takes effect at the next boot
+        # takes effect at the next boot
+        s.disk_changed.append(
+            _NOUVEAU_BLACKLISTED if _blacklists_nouveau(a) else a.tool if k == "boot-image" else a.name or a.tool
+        )
     elif k == "gpu-config" and isinstance(a.line, Cmd) and "-dm" in a.line.words:
         # nvidia-smi -dm (the Windows driver model) is stored and applied at the next start (nvidia-smi(1), -dm: "Will
         # take effect after reboot"): the restart after it has something to activate, and is where the model stops.
         s.disk_changed.append("the GPU's driver model")
+    elif k == "driver-install" and not set(s.codes) & _DRIVER_TOO_OLD and not s.facts.platform.wsl:
+        # Where any NVIDIA driver answers the finding (none installed, nouveau holding the GPU): the branch the
+        # distribution recommends, its user-space now and its module at the next boot or modprobe; its version stays
+        # unknown (driver_state.DriverBuild without one), so nothing judged by the version is cleared by it.
+        d = _driver(s)
+        d.userspace = d.pending = driver_state.DriverBuild(None, None, f"step {s.step}'s {a.tool} install")
+        s.disk_changed.append("a driver the distribution chooses")
     elif k == "driver-install":
         s.disk_changed.append("a driver the distribution chooses")
         s.flag("unmodelled", a, "the driver branch the distribution recommends is chosen on the day")
     elif k == "reboot":
         _reboot(s, a)
+    elif k == "module-load":
+        if why := _module(s, a):
+            s.flag("unmodelled", a, why)
     elif k == "remove-files":
         _remove_files(s, a)
     elif k == "container-run" and "--gpus" in " ".join(a.flags) and (why := _container_again(s, a)):

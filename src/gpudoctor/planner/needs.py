@@ -145,7 +145,7 @@ def needs(s: State, a: Action) -> None:
     if a.kind in ("pip-install", "pip-uninstall", "pip-download") and a.tool not in ("pip", "pip3", *_TOOL_SHOWN):
         env = python_env(f)
         if env is None or not _is_path(env.executable):
-            if not _is_path(a.tool):
+            if not _is_path(a.tool) and not _stands_for_the_environment(f, a.tool):
                 s.flag(
                     "unmodelled", a, f"whether {a.tool} is the environment's interpreter: the report does not show which it is"
                 )
@@ -258,6 +258,32 @@ def _relative_removal(cmd: Cmd) -> str | None:
         return None
     operands = [w for w in words if not w.startswith("-")]
     return next((w for w in operands if not w.startswith(("/", "~/", "$"))), None)
+
+
+# The system interpreter's own site directories (CPython's `site` module: the prefix's lib/pythonX.Y/site-packages,
+# Debian's dist-packages under /usr/lib/python3 and /usr/local/lib/pythonX.Y, the user's ~/.local/lib/pythonX.Y).
+_SYSTEM_SITE = re.compile(
+    r"^(?:/usr(?:/local)?/lib(?:64)?|~/\.local/lib|/home/[^/]+/\.local/lib|/root/\.local/lib)/python[\d.]*/"
+)
+
+
+def _stands_for_the_environment(facts: Any, program: str) -> bool:
+    """Whether a bare `python3` (`python` on Windows) of a printed command is the interpreter of the environment a paste
+    shows: where the paste shows no interpreter by its path and no other environment (no conda or venv, no prefix, its
+    site directories, if any, the system interpreter's), the one the person runs by that name is the only one it shows,
+    the one its failing program ran. Another environment shown leaves it open: that name runs it only where it is
+    activated."""
+    if not facts.pasted.partial or program not in ("python3", "python"):
+        return False
+    if (program == "python") != is_windows(facts):
+        return False  # the platform's usual name for Python 3 (PEP 394: python3 on POSIX; python on Windows)
+    env = python_env(facts)
+    if env is None:
+        return True
+    if env.kind != "system" or env.prefix:
+        return False
+    sites = [p.replace("\\", "/") for p in env.site_packages]
+    return all(_SYSTEM_SITE.match(p) or p.startswith("C:/Python/") for p in sites)
 
 
 def _is_path(program: str) -> bool:

@@ -56,6 +56,9 @@ class State:
     installed: set[str] = field(default_factory=set)  # distribution packages the plan installed
     wheels: dict[str, str] = field(default_factory=dict)  # NVIDIA's wheels the plan installed -> version or specifier
     disk_changed: list[str] = field(default_factory=list)  # what a reboot would activate
+    # The driver as the plan changes it, once a step touches it (gpudoctor.planner.driver_state.Driver): the module
+    # loaded, the user-space build, the module a reboot would load.
+    driver: Any = None
     writes: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)  # resource -> (step, value)
     out: list[Violation] = field(default_factory=list)
     asked: set[tuple[str, ...]] = field(default_factory=set)  # the argv of each command an earlier step only reads

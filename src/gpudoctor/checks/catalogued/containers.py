@@ -943,6 +943,107 @@ def check_driver_container_kernel(facts: Facts, ctx: Context) -> Iterable[Findin
     )
 
 
+# The evidence that the text is the GPU Operator's driver container at work on a node (its own start line, its pod
+# restarting, the validator waiting for it, its kernel-headers step failing): a module build in that text is the
+# container's, on the node's running kernel.
+_DRIVER_CONTAINER_KINDS = (
+    "gpu-driver-container-said",
+    "gpu-operator-driver-crashing",
+    "gpu-operator-driver-not-ready",
+    "driver-container-kernel-unresolved",
+    "driver-container-kernel-headers-unavailable",
+)
+
+
+def check_driver_container_compiler(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The GPU Operator's driver container compiling the NVIDIA module with an older GCC major than the node's kernel
+    was built with (the kernel Makefile's "the compiler differs from the one used to build the kernel", NVIDIA's
+    conftest.sh "does not match the compiler used here": catalogue.toml's branch-h288 block). The kernel's build flags
+    come from that newer GCC (Ubuntu's -gcp and 6.x kernels for 22.04 are built by gcc-12 and pass
+    -ftrivial-auto-var-init=zero), which the container's build-essential GCC 11 refuses, so the module never builds and
+    the pod restarts (NVIDIA/gpu-operator#564, the maintainer: "we install build-essential meta package which is
+    pulling GCC 11.x version by default and doesn't support the options that the kernel is built with"). The fix is a
+    driver image whose default gcc is the kernel's major: NVIDIA's own ubuntu22.04 image installs gcc-12 as gcc from
+    NVIDIA/gpu-driver-container@dd69782d (2024-04, "Kernels with versions 5.19.x and 6.5.x need gcc 12.3.0"), or one
+    built so, or precompiled modules; IGNORE_CC_MISMATCH only silences the check (the container sets it already:
+    ubuntu22.04/nvidia-driver @06a208ca). A newer GCC than the kernel's (a 5.15 kernel built by gcc 9 or 11 beside
+    the container's 11, the reporter's AWS nodes in #564) builds, and a same-major pair differs only in its text: neither
+    is judged."""
+    said = _said(facts, "kernel-compiler-differs")
+    if not said or not any(_said(facts, kind) for kind in _DRIVER_CONTAINER_KINDS):
+        return
+    pair = next(
+        (
+            (int(e.get("kernel_cc")), int(e.get("build_cc")), e)
+            for e in said
+            if (e.get("kernel_cc") or "").isdigit() and (e.get("build_cc") or "").isdigit()
+        ),
+        None,
+    )
+    if pair is None or pair[1] >= pair[0]:
+        return
+    kernel_cc, build_cc, e = pair
+    namespace = Placeholder("namespace")
+    daemonset = "ds/nvidia-driver-daemonset"
+    yield Finding(
+        "driver-container-kernel-unsupported",
+        Severity.ERROR,
+        "driver",
+        f"the GPU Operator's driver container builds the driver with GCC {build_cc}, older than the GCC {kernel_cc} "
+        "the node's kernel was built with",
+        f"The node's running kernel was built by GCC {kernel_cc}, and the driver container compiles the NVIDIA kernel "
+        f"module with its own GCC {build_cc}, as the build's warning shows. The kernel's build passes options that only "
+        f"GCC {kernel_cc} knows, so an older compiler cannot build the module: the container fails, its pod restarts, "
+        "and the toolkit and device plugin wait for it. Restarting the pod, reinstalling the operator unchanged or "
+        "setting IGNORE_CC_MISMATCH (which only silences the check) changes nothing; the node's kernel and GPUs are fine.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Give the operator a driver image whose default compiler is GCC {kernel_cc}: NVIDIA's own driver images "
+            f"of newer GPU Operator releases install the kernel's GCC beside build-essential, or build one from NVIDIA's "
+            f"driver container sources for the node's distribution with apt-get install -y gcc-{kernel_cc} && "
+            f"update-alternatives --install /usr/bin/gcc gcc /usr/bin/gcc-{kernel_cc} {kernel_cc} in its install step, "
+            "tag it <driver-version>-<distribution>, push it to your registry, and point the operator at it; then the "
+            "driver pods roll out and nvidia-smi answers in them.",
+            (
+                Cmd(
+                    ("kubectl", "logs", "-n", namespace, daemonset, "-c", "nvidia-driver-ctr"),
+                    pipe=("grep", "-iE", "gcc|unrecognized|error"),
+                    note="the compiler's error after the warning (read-only)",
+                ),
+                Cmd(
+                    (
+                        "helm",
+                        "upgrade",
+                        Placeholder("helm-release"),
+                        "nvidia/gpu-operator",
+                        "-n",
+                        namespace,
+                        "--reuse-values",
+                        "--set",
+                        Placeholder("driver-image-settings"),
+                    ),
+                    note=f"driver.repository=<your-registry>,driver.version=<driver-version>: the image with gcc-{kernel_cc} as gcc",
+                ),
+                Cmd(("kubectl", "rollout", "status", "-n", namespace, daemonset)),
+                Cmd(
+                    ("kubectl", "exec", "-n", namespace, daemonset, "-c", "nvidia-driver-ctr", "--", "nvidia-smi"),
+                    note="the driver built and loaded on the node",
+                ),
+            ),
+            component="driver",
+            where="the cluster",
+            alternative=Remediation(
+                f"Or build a precompiled-modules driver image for the node's kernel (NVIDIA's precompiled driver "
+                "container recipe) and deploy it with --set driver.usePrecompiled=true; or install the driver on the "
+                f"GPU nodes themselves (with GCC {kernel_cc}) and run the operator with --set driver.enabled=false.",
+                (),
+                component="driver",
+                where="the cluster",
+            ),
+        ),
+    )
+
+
 def check_compose_gpu_option(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """docker-compose 1.x refusing the file's GPU request: `deploy.resources.reservations.devices` (known from 1.28.0,
     docker/compose 854c0033) or a service's `runtime:` (from 1.27.0, which merged the file formats into the Compose
