@@ -2593,6 +2593,7 @@ def _paths(g: Gathered, text: str) -> None:
 
 def _from_errors(g: Gathered) -> None:
     """Error texts that state facts of the machine, written where a recorded machine keeps them."""
+    plugin_lines = {e.line for e in g.errors if e.kind == "device-plugin-no-nvml"}
     for e in g.errors:
         if e.kind == "driver-version-said":
             g.driver_version = g.driver_version or e.get("version")
@@ -2693,6 +2694,10 @@ def _from_errors(g: Gathered) -> None:
                 g.missing.append("nvidia-smi")
         elif e.kind == "nvml" and e.get("code") == "driver-library-mismatch":
             g.nvml_mismatch = g.nvml_mismatch or e.line
+        elif e.kind == "nvml" and e.get("code") == "nvml-library-missing" and e.line in plugin_lines:
+            # the NVIDIA device plugin's own pod could not load NVML (catalogue: k8s-device-plugin-*): the node's runtime
+            # gave that pod no driver files, which says nothing of the host's nvidia-smi
+            continue
         elif e.kind == "nvml" and e.get("code") in (
             "driver-unreachable",
             "driver-not-loaded",
