@@ -1182,3 +1182,23 @@ def test_a_satisfied_or_unsatisfied_requirement_is_not_an_invalid_one():
         "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver\n"
     )
     assert "container-require-invalid" not in errors
+
+
+_OLLAMA_PS_CPU = (
+    "root@d50a3f8d8474:/# ollama ps\n"
+    "NAME                              ID              SIZE      PROCESSOR    UNTIL\n"
+    "llama3.2:3b                       a80c4f17acd5    3.1 GB    100% CPU     4 minutes from now\n"
+)
+
+
+def test_a_model_on_the_cpu_after_ollamas_installer_found_the_driver_is_not_a_clean_bill():
+    """`ollama ps` at 100% CPU is Ollama's way on a machine without a GPU; its installer's "NVIDIA GPU installed." (the
+    driver's nvidia-smi found, scripts/install.sh) says the GPU was meant: not decided, never "no problems"."""
+    installer = _example("ollama-4395-install-nvidia-gpu-installed.txt")
+    errors, findings, _asks = _run(installer + "\n" + _OLLAMA_PS_CPU)
+    assert "ollama-install-nvidia-said" in errors
+    assert "pasted-error-unexplained" in findings
+    # the installer's line alone is no failure, nor the CPU run alone (a machine without an NVIDIA GPU)
+    for text in (installer, _OLLAMA_PS_CPU):
+        _errors, findings, _asks = _run(text)
+        assert "pasted-error-unexplained" not in findings
