@@ -1168,7 +1168,7 @@ def test_an_unparsable_container_requirement_skips_it_not_the_driver():
     assert ("docker", "run", "-e", "NVIDIA_VISIBLE_DEVICES=void", "<image>") in alt
     pod = (
         "Deploying it on Kubernetes, the pod never starts:\n"
-        'Error: container create failed: runc create failed: error running hook #0: error running hook: exit status 1, '
+        "Error: container create failed: runc create failed: error running hook #0: error running hook: exit status 1, "
         "stdout: , stderr: nvidia-container-cli.real: requirement error: invalid expression\n"
     )
     _errors, findings, _asks = _run(pod)

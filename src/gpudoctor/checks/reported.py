@@ -2293,9 +2293,10 @@ def _failure(e, facts: Facts) -> bool:
         # without one it is how Ollama runs
         # (Ollama's installer saying "NVIDIA GPU installed." or "ready." is the driver's nvidia-smi found on that
         # machine, scripts/install.sh @3fa8daae: the GPU was meant, ollama/ollama#7049)
-        return bool(
-            facts.driver.gpus or facts.driver.version or facts.pasted.reported("ollama-install-nvidia-said")
-        ) and other_vendor_gpu_only(facts) is None
+        return (
+            bool(facts.driver.gpus or facts.driver.version or facts.pasted.reported("ollama-install-nvidia-said"))
+            and other_vendor_gpu_only(facts) is None
+        )
     if e.kind == "gpu-stack-failure" and e.get("form") == "cpu-device-chosen":
         # a program's log that it chose the CPU (failure_lines) is a failure only where the text names an NVIDIA GPU, as
         # Whisper's on the CPU below: on a machine without one the CPU is how it runs

@@ -2166,8 +2166,7 @@ _REFUSED_BEFORE_SUBMISSION = frozenset({"pyxis-not-loaded"})
 
 def _refused_at_submission(facts: Facts) -> bool:
     return any(
-        e.kind in _REFUSED_BEFORE_SUBMISSION
-        or (e.kind in _SLURM_REFUSED and any(w in e.line.lower() for w in _AT_SUBMISSION))
+        e.kind in _REFUSED_BEFORE_SUBMISSION or (e.kind in _SLURM_REFUSED and any(w in e.line.lower() for w in _AT_SUBMISSION))
         for e in facts.pasted.errors
     )
 
