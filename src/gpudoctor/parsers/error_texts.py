@@ -970,7 +970,7 @@ def _continuation(raw: list[str], line: str) -> str:
         i = raw.index(line)
     except ValueError:
         return ""
-    out = []
+    out: list[str] = []
     while raw[i].rstrip().endswith(("\\", "`", "^")) and i + 1 < len(raw) and len(out) < 60:
         i += 1
         out.append(raw[i])
