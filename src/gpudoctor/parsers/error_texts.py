@@ -695,6 +695,7 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
     # Each pattern is tried only on the lines that hold a text it requires (parsers.anchors): a whole log pasted is
     # tens of thousands of lines, most of which hold none.
     scan = Lines(lines)
+    raw = bounded.splitlines()[:_MAX_LINES]
     for number, line in enumerate(lines):
         # The two patterns with a lazy run of up to 120 characters before their words are tried only on a line that
         # has those words: tried everywhere, they cost 120 steps per character of every long line (issue 30).
@@ -798,7 +799,10 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         if (
             (m := scan.search(_DOCKER_RUN, number))
             and not line[: m.start()].endswith("nvidia-")
-            and not re.search(r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES", m.group("args"))
+            and not re.search(
+                r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES",
+                m.group("args") + _continuation(raw, line),
+            )
         ):
             add("docker-run-without-gpus", line)
         elif m and "--gpus" in m.group("args") and (image := _CPU_IMAGE.search(m.group("args"))):
@@ -953,6 +957,24 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
 # and never a line with a shell's own syntax ($, quotes, pipes, redirections): those stay the reporter's to retype.
 _DOCKER_WORD = _Lazy(r"[\w./:=@,+-]{1,200}")
 _SHELL_SYNTAX = _Lazy(r"[$`\\'|;&<>()*?!{}\[\]]|\"[^\"]*\s[^\"]*\"")
+
+
+def _continuation(raw: list[str], line: str) -> str:
+    """The lines a shell command continues on after `line` (each line before them ending in a backslash, POSIX sh's
+    line continuation; PowerShell's backtick and cmd.exe's caret alike), joined: the options a long `docker run` spreads
+    over its next lines (`docker run --rm \\` then `--gpus all \\` ...) are the same command's. Empty where `line` is
+    not continued."""
+    if not line.rstrip().endswith(("\\", "`", "^")):
+        return ""
+    try:
+        i = raw.index(line)
+    except ValueError:
+        return ""
+    out: list[str] = []
+    while raw[i].rstrip().endswith(("\\", "`", "^")) and i + 1 < len(raw) and len(out) < 60:
+        i += 1
+        out.append(raw[i])
+    return " " + " ".join(out)
 
 
 def _docker_args(args: str) -> str:

@@ -2107,6 +2107,10 @@ _PREFIX_HOLDS_PYTHON = re.compile(
 )
 
 _CONDA_DIR = re.compile(r"conda|miniforge|mambaforge", re.IGNORECASE)
+# A distribution's own name inside the prefix's ("Py_Anaconda", Visual Studio's shared "Anaconda3_64" under
+# Microsoft Visual Studio\\Shared): an installation of Anaconda or Miniconda given another folder name is still conda's
+# base, its python.exe at the root (plans21/2172's D:\\Py_Anaconda, conda's base with lib\\site-packages under it).
+_CONDA_NAMED = re.compile(r"(?:ana|mini)conda|miniforge|mambaforge", re.IGNORECASE)
 
 
 def _installer_env(parts: list[str]) -> bool:
@@ -2130,7 +2134,7 @@ def _interpreter_of_site(g: Gathered) -> None:
     # An environment in a folder a conda installation names ("python_miniconda_env\\ComfyUI", "miniconda3\\envs\\x")
     # is conda's: its python.exe at the environment's root, as in conda's own envs folder.
     in_conda = any(_CONDA_DIR.search(part) for part in parts[:-1])
-    in_conda = in_conda or _installer_env(parts)
+    in_conda = in_conda or _installer_env(parts) or _CONDA_NAMED.search(parts[-1]) is not None
     base = g.conda or in_conda or _PREFIX_HOLDS_PYTHON.fullmatch(parts[-1]) is not None or parts[-2:-1] == ["envs"]
     interpreter = prefix.replace("/", "\\") + ("\\python.exe" if base else "\\Scripts\\python.exe")
     spelled = (g.site_packages[0], g.site_packages[0].replace("/", "\\"), g.site_packages[0].replace("/", "\\\\"))
