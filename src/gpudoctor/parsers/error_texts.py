@@ -619,7 +619,11 @@ _RUNTIME_SAID = _Lazy(
     r"(?:GPU Compute Capability:\s*(?P<capability>\d{1,2}\.\d),\s*Driver API Version:\s*\d{1,2}\.\d,\s*)?"
     r"Runtime API Version:\s*(?P<cuda>\d{1,2}\.\d)\b"
 )
-_WINDOWS_BUILD = _Lazy(r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]")
+# Windows' build as `ver` prints it ("Microsoft Windows [Version 10.0.19042.1052]") and as winver and Settings' About
+# page write it ("Version 1909 (OS Build 18363.1256)"), the form reporters copy from those windows.
+_WINDOWS_BUILD = _Lazy(
+    r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]|\(OS Build (?P<osbuild>\d{5})(?:\.\d+)?\)", re.IGNORECASE
+)
 _WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECASE)
 # A package an installed-package listing names, with its version: apt's `apt list --installed` ("name/suite,now VERSION
 # ARCH [installed...]", Debian/apt apt-private/private-output.cc @6b128124: _("[installed]")) and dpkg's `dpkg -l` rows
@@ -852,7 +856,7 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             cc = {"capability": m.group("capability")} if m.group("capability") else {}
             add("cuda-runtime-said", line, cuda=m.group("cuda"), **cc)
         if m := scan.search(_WINDOWS_BUILD, number):
-            add("windows-build", line, build=m.group("build"))
+            add("windows-build", line, build=m.group("build") or m.group("osbuild"))
         if scan.search(_WSL_BLOCKED, number):
             add("wsl-gpu-blocked", line)
         if (m := scan.search(_APT_INSTALLED, number) or scan.search(_DPKG_ROW, number)) and _NVIDIA_PACKAGE.search(
