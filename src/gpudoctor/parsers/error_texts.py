@@ -306,6 +306,11 @@ _LIB_MISSING = (
     # TensorRT's DynamicLibrary (trtexec and the samples), on Windows with no reason after the name: "Unable to open
     # library: " + mLibName + errorStr (NVIDIA/TensorRT, samples/common/common.h @a892d222; errorStr only off Windows).
     _Lazy(r"Unable to open library: (?P<soname>[A-Za-z0-9_+.-]{1,100}?\.dll)\b"),
+    # ... and off Windows with dlerror()'s text after " due to ", which names the file the loader could not open first:
+    # the library itself or a dependency of it ("Unable to open library: libnvinfer_plugin.so.8 due to libcudnn.so.8",
+    # as a title or a summary quotes it without dlerror's reason; DDTRobot/tita_rl#2, NVIDIA/TensorRT#3061). A path
+    # there ("due to /opt/.../libnvinfer_plugin.so.8: file too short") is a file found that does not load: not read.
+    _Lazy(r"Unable to open library: [A-Za-z0-9_+.-]{1,100}?\.so(?:\.\d+)* due to " + _SONAME + r"(?=$|[\s:\"'”])"),
 )
 # torch's own raise on Windows, err.strerror += f' Error loading "{dll}" or one of its dependencies.'
 # (pytorch/pytorch, torch/__init__.py @ 2.4.0, _load_dll_libraries), as a log formatter that wraps at its column width
