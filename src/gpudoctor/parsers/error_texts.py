@@ -311,6 +311,12 @@ _LIB_MISSING = (
     # as a title or a summary quotes it without dlerror's reason; DDTRobot/tita_rl#2, NVIDIA/TensorRT#3061). A path
     # there ("due to /opt/.../libnvinfer_plugin.so.8: file too short") is a file found that does not load: not read.
     _Lazy(r"Unable to open library: [A-Za-z0-9_+.-]{1,100}?\.so(?:\.\d+)* due to " + _SONAME + r"(?=$|[\s:\"'”])"),
+    # ONNX Runtime on Windows, naming the dependency LoadLibrary could not find: 'Error loading "X" which depends on "Y"
+    # which is missing.', the chain walked to the first file missing, the last one named (microsoft/onnxruntime,
+    # onnxruntime/core/platform/windows/dll_load_error.cc @27718fb8, DetermineLoadLibraryError), quoted or retyped without
+    # its quotes (rembg#783: "onnxruntime_providers_cuda.dll which depends on cublasLt64_12.dll
+    # which is missing"; deepbeepmeep/Wan2GP#1513, yalue/onnxruntime_go#124 quote it whole).
+    _Lazy(r"which depends on \\?[\"']?(?P<soname>[A-Za-z0-9_+.-]{1,100}?\.dll)\\?[\"']? which is missing"),
 )
 # torch's own raise on Windows, err.strerror += f' Error loading "{dll}" or one of its dependencies.'
 # (pytorch/pytorch, torch/__init__.py @ 2.4.0, _load_dll_libraries), as a log formatter that wraps at its column width
