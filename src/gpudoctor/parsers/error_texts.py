@@ -334,6 +334,16 @@ _TF_DSO_LINE = _Lazy(r"Could not load dynamic library '")
 # libtpu.so: cannot open shared object file" on every GPU run (google-deepmind/alphafold3#656: "this warning can be
 # safely ignored (when running AF3 on a GPU)"; google-deepmind/alphafold3#172: "They are just information level").
 _JAX_TPU_PROBE = _Lazy(r"Unable to initialize backend 'tpu'")
+# Paddle's cuDNN wrapper finding no handle ("Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion.
+# [Hint: cudnn_dso_handle should not be null.]", PaddlePaddle/Paddle paddle/phi/backends/dynload/cudnn.cc @1642ecf8,
+# EnforceCUDNNLoaded): its loader
+# dlopen()s cuDNN by the name libcudnn.so on Linux and found none (dynamic_loader.cc's own line, when printed, says
+# "The third-party dynamic library (libcudnn.so) that Paddle depends on is not configured correctly": PaddlePaddle/
+# Paddle#50195). Only a Linux build's source path after it (forward slashes): on Windows the library is a DLL.
+_PADDLE_CUDNN_HANDLE = _Lazy(
+    r"Cannot load cudnn shared library\. Cannot invoke method cudnn\w{0,40}\.?\s{0,200}\[Hint: cudnn_dso_handle should "
+    r"not be null\.\] \(at [^)\s\\]{0,200}/dynload/cudnn\.cc"
+)
 _LIB_BECAUSE = _Lazy(
     r"Could not load library (?P<wanted>[A-Za-z0-9_+.-]{1,100}?\.so(?:\.\d+)*)\.? Error: "
     + _SONAME
@@ -898,6 +908,9 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
     if stub := stub_libcuda_loaded(read_library_lines(bounded)):
         add("cuda-stub-library", stub.line, path=stub.path)
     held = {e.get("soname") for e in out if e.kind == "library-missing"}
+    if "libcudnn.so" not in held and (m := _PADDLE_CUDNN_HANDLE.search(bounded[: 4 * 1024 * 1024])):
+        start = bounded.rfind("\n", 0, m.start()) + 1
+        add("library-missing", bounded[start : m.end()].strip()[:300], soname="libcudnn.so")
     for m in _DLL_WRAPPED.finditer(bounded[: 4 * 1024 * 1024]):
         if m.group("soname") not in held:
             start = bounded.rfind("\n", 0, m.start()) + 1  # (from its line's start: the error's own words before it)
