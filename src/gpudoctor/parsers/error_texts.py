@@ -336,10 +336,10 @@ _TF_DSO_LINE = _Lazy(r"Could not load dynamic library '")
 _JAX_TPU_PROBE = _Lazy(r"Unable to initialize backend 'tpu'")
 # Paddle's cuDNN wrapper finding no handle ("Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion.
 # [Hint: cudnn_dso_handle should not be null.]", PaddlePaddle/Paddle paddle/phi/backends/dynload/cudnn.cc @1642ecf8,
-# EnforceCUDNNLoaded): its loader
-# dlopen()s cuDNN by the name libcudnn.so on Linux and found none (dynamic_loader.cc's own line, when printed, says
-# "The third-party dynamic library (libcudnn.so) that Paddle depends on is not configured correctly": PaddlePaddle/
-# Paddle#50195). Only a Linux build's source path after it (forward slashes): on Windows the library is a DLL.
+# EnforceCUDNNLoaded): its loader dlopen()s cuDNN by the name libcudnn.so on Linux and found none (dynamic_loader.cc's
+# own line, when printed, says "The third-party dynamic library (libcudnn.so) that Paddle depends on is not configured
+# correctly": PaddlePaddle/Paddle#50195). Only a Linux build's source path after it (forward slashes): on Windows the
+# library is a DLL.
 _PADDLE_CUDNN_HANDLE = _Lazy(
     r"Cannot load cudnn shared library\. Cannot invoke method cudnn\w{0,40}\.?\s{0,200}\[Hint: cudnn_dso_handle should "
     r"not be null\.\] \(at [^)\s\\]{0,200}/dynload/cudnn\.cc"
