@@ -1316,6 +1316,7 @@ def _text_facts(g: Gathered, text: str) -> None:
         # a "WSL 2" said beside it wins; "wsl 1.2.5", the WSL package's version, is not a WSL version).
         if re.search(r"\bWSL\s?1\b(?![.\d])", text, re.IGNORECASE) and not re.search(r"\bWSL\s?2\b", text, re.IGNORECASE):
             g.wsl1_said = True
+        g.wsl2_said = g.wsl2_said or bool(re.search(r"\bWSL\s?2\b", text, re.IGNORECASE))
     # WSL mounts the Windows drives under /mnt/<letter>: a Linux path into a Windows profile or system folder.
     if "/mnt/" in text and re.search(r"(?<![\w/])/mnt/[a-z]/(?:Users|Windows|Program Files)/", text):
         g.wsl_said = True
@@ -2716,7 +2717,10 @@ def _from_errors(g: Gathered) -> None:
         # A WSL distribution on this Windows build: WSL 2 (and GPU access) needs build 19041 or later, so an
         # older build runs WSL 1, whose kernel release names the build ("4.4.0-17763-Microsoft").
         g.system = "Linux"
-        if g.windows_build < 19041:
+        # (except where the text says WSL 2 on 1903 or 1909, builds 18362 and 18363, which got WSL 2 from their
+        # update 1049: Microsoft's manual installation steps, learn.microsoft.com/en-us/windows/wsl/install-manual,
+        # "Version 1903 or later, with Build 18362.1049 or later")
+        if g.windows_build < 19041 and not (g.wsl2_said and g.windows_build in (18362, 18363)):
             g.release = g.release or f"4.4.0-{g.windows_build}-Microsoft"
         else:
             g.wsl = True

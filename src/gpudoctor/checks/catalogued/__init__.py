@@ -110,6 +110,7 @@ from gpudoctor.checks.catalogued.windows_wsl import (
     check_windows_commit_limit,
     check_windows_launch_timeout,
     check_wsl_libcuda,
+    check_wsl_windows_build,
     check_wsl_nccl_too_old,
 )
 
@@ -264,6 +265,7 @@ CHECKS = (
         check_inductor_triton_windows,
         ("pasted",),
     ),
+    Check("catalogued-wsl-windows-build", "platform", ("wsl-windows-too-old",), check_wsl_windows_build, ("pasted",)),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
     Check("catalogued-stub-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_stub_libcuda, ("pasted",)),
     Check(
