@@ -35,8 +35,11 @@ def test_a_windows_build_before_21h2_under_wsl2_updates_windows_then_wsl(build_l
     [
         "Microsoft Windows [Version 10.0.19044.2130]\n" + _FAIL,  # 21H2: supported
         "Microsoft Windows [Version 10.0.22631.3007]\n" + _FAIL,  # Windows 11
-        "Microsoft Windows [Version 10.0.19042.1052]\n" + _FAIL.replace(">>> import torch", "$ nvidia-smi -L\n"
-        "GPU 0: NVIDIA GeForce RTX 3060 (UUID: GPU-5d3a1c2e-0000-0000-0000-000000000000)\n>>> import torch"),
+        "Microsoft Windows [Version 10.0.19042.1052]\n"
+        + _FAIL.replace(
+            ">>> import torch",
+            "$ nvidia-smi -L\nGPU 0: NVIDIA GeForce RTX 3060 (UUID: GPU-5d3a1c2e-0000-0000-0000-000000000000)\n>>> import torch",
+        ),
     ],
 )
 def test_a_supported_build_or_a_gpu_listed_in_the_distribution_is_quiet(text):

@@ -20,7 +20,10 @@ def _missing(text: str) -> set[str]:
     [
         ("Unable to open library: libnvinfer_plugin.so.8 due to libcudnn.so.8", "libcudnn.so.8"),
         ("Unable to open library: libnvinfer_plugin.so.8 due to libcublas.so.11", "libcublas.so.11"),
-        ("[E] Uncaught exception detected: Unable to open library: libnvinfer_plugin.so.8 due to libcudnn.so.8”的报错", "libcudnn.so.8"),
+        (
+            "[E] Uncaught exception detected: Unable to open library: libnvinfer_plugin.so.8 due to libcudnn.so.8”的报错",
+            "libcudnn.so.8",
+        ),
     ],
 )
 def test_the_file_after_due_to_is_the_missing_one(line, soname):

@@ -1442,7 +1442,7 @@ def _mmcv_keep(found: list[tuple[str, str]]) -> tuple[str, str]:
     the first one listed."""
     dists = dict(found)
     two = dists.get("mmcv", "")
-    if re.match(r"\d+", two) and int(re.match(r"\d+", two).group()) >= 2:
+    if (lead := re.match(r"\d+", two)) and int(lead.group()) >= 2:
         return ("mmcv", two)
     if "mmcv-full" in dists:
         return ("mmcv-full", dists["mmcv-full"])

@@ -110,8 +110,8 @@ from gpudoctor.checks.catalogued.windows_wsl import (
     check_windows_commit_limit,
     check_windows_launch_timeout,
     check_wsl_libcuda,
-    check_wsl_windows_build,
     check_wsl_nccl_too_old,
+    check_wsl_windows_build,
 )
 
 CHECKS = (
