@@ -1,0 +1,113 @@
+"""After-round h293 (set 21, ask cases read as healthy or asked the wrong thing): RPM Fusion's boot message that the
+NVIDIA kernel module is missing, asked about Secure Boot, akmods and the module; PyTorch's cudaGetDeviceCount "Error 2:
+out of memory" at CUDA's start, never a clean bill; "I am running on Windows" and "is_available() is showing as False"
+read as what they say. Each rule is shown by two real threads. Expectations by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.parsers.catalogue import match
+from gpudoctor.pasted import cues, workloads
+from tests.pasted.cli_json import asked, blind_case, check
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
+CASES = Path(__file__).resolve().parent / "cases"
+BLOCKING = ("warning", "error", "critical")
+
+
+def _codes(doc: dict) -> list[str]:
+    return [f["code"] for f in doc["findings"] if f["severity"] in BLOCKING]
+
+
+def _entries(text: str) -> set[str]:
+    return {e.get("entry") for e in match(text)}
+
+
+# --- "NVIDIA kernel module missing. Falling back to nouveau" (RPM Fusion's nvidia-fallback.service) ----------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        (EXAMPLES / "envycontrol-121-fedora-nvidia-fallback-service.txt").read_text(encoding="utf-8"),
+        blind_case("plans21/cases/2168").read_text(encoding="utf-8"),  # gridhead/nvidia-auto-installer...#64
+    ],
+)
+def test_the_fallback_message_is_read(text: str):
+    assert "nvidia-fallback-to-nouveau" in _entries(text)
+
+
+def test_the_module_missing_at_boot_asks_secure_boot_akmods_and_the_module():
+    doc = check(blind_case("plans21/cases/2168"))
+    argv = asked(doc)
+    assert "pasted-error-unexplained" in _codes(doc)
+    assert ["mokutil", "--sb-state"] in argv
+    assert ["modinfo", "-F", "version", "nvidia"] in argv
+    assert any(a[:2] == ["rpm", "-qa"] for a in argv)
+    assert any(a[:3] == ["sudo", "journalctl", "-b"] and "akmods" in a for a in argv)
+    # a driver from RPM packages: no pip question
+    assert not any("pip" in a for a in argv)
+
+
+# --- cudaGetDeviceCount's "Error 2: out of memory" -------------------------------------------------------------------
+
+
+def test_cuda_init_out_of_memory_is_read_in_both_threads():
+    assert "torch-cuda-init-out-of-memory" in _entries(
+        (EXAMPLES / "vllm-8432-collect-env-cudagetdevicecount-error-2.txt").read_text(encoding="utf-8")
+    )
+    assert "torch-cuda-init-out-of-memory" in _entries(blind_case("plans21/cases/2104").read_text(encoding="utf-8"))
+
+
+def test_cuda_init_out_of_memory_is_no_clean_bill_and_asks_libcuda_and_memory():
+    doc = check(blind_case("plans21/cases/2104"))
+    argv = asked(doc)
+    assert "pasted-error-unexplained" in _codes(doc)
+    assert any(a[:2] == ["ldconfig", "-p"] for a in argv)
+    assert ["free", "-h"] in argv
+
+
+def test_other_cudagetdevicecount_codes_keep_their_own_entries():
+    # 500 has its own entry; 803 and 804 are read by the extractors: the Error 2 entry takes none of them
+    for case in ("plans5/cases/419", "plans4/cases/342", "plans7/cases/649"):
+        assert "torch-cuda-init-out-of-memory" not in _entries(blind_case(case).read_text(encoding="utf-8"))
+
+
+# --- the platform and the symptom in the reporter's own sentence ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I am running on Windows, with CUDA toolkit 13 installed, and the latest nvidia drivers.",  # pytorch#167042
+        "I'm running on Windows 11 with a RTX 3070,",  # plans4/337 (Purfview/whisper-standalone-win#169)
+    ],
+)
+def test_running_on_windows_is_read(sentence: str):
+    assert cues._WINDOWS_PROSE.search(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "`torch.cuda.is_available()` is showing as False. Is it safe to assume",  # pytorch#167042
+        "torch.cuda.is_available() returning False.",  # BayesWatch/nas-without-training#2
+    ],
+)
+def test_is_available_false_in_the_ing_form_is_read(sentence: str):
+    assert workloads._GPU_UNUSED_SAID.search(sentence)
+
+
+def test_windows_said_in_prose_asks_with_windows_python():
+    doc = check(blind_case("plans21/cases/2123"))
+    argv = asked(doc) + [c["argv"] for s in doc["plan"]["steps"] for c in s.get("commands", []) if "argv" in c]
+    assert doc["facts"]["platform"]["system"] == "Windows"
+    assert "pasted-error-unexplained" in _codes(doc)
+    assert not any(a and a[0] == "python3" for a in argv)
+    assert any(a[:2] == ["python", "-c"] and "torch.version.cuda" in a[2] for a in argv)
