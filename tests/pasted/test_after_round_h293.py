@@ -111,3 +111,36 @@ def test_windows_said_in_prose_asks_with_windows_python():
     assert "pasted-error-unexplained" in _codes(doc)
     assert not any(a and a[0] == "python3" for a in argv)
     assert any(a[:2] == ["python", "-c"] and "torch.version.cuda" in a[2] for a in argv)
+
+
+# --- TensorRT's Python package failing to load on Windows (a zip install: its DLLs on PATH by hand) ----------------
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "plans21/cases/2110",  # NVIDIA/TensorRT#3367: "from .tensorrt import * ImportError: DLL load failed" (cut)
+        "plans6/cases/517",  # NVIDIA/TensorRT#1620: "DLL load failed: The specified procedure could not be found."
+    ],
+)
+def test_a_tensorrt_dll_load_failure_asks_the_wheel_and_the_dlls_on_path(case: str):
+    doc = check(blind_case(case))
+    argv = asked(doc)
+    assert "extension-dll-load-failed" in {e.get("kind") for e in doc["facts"]["pasted"]["errors"]}
+    assert any(a[1:4] == ["-m", "pip", "show"] and a[-1] == "tensorrt" for a in argv)
+    where = next(a for a in argv if a[0] == "where.exe")
+    assert "nvinfer*.dll" in where and "cudnn64_*.dll" in where
+
+
+def test_tensorrt_named_by_a_framework_alone_asks_nothing_of_its_own(tmp_path):
+    # TF-TRT's warning names TensorRT; no TensorRT package was imported: no TensorRT asks
+    from tests.pasted.cli_json import paste
+
+    doc = paste(
+        tmp_path,
+        "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find TensorRT\n"
+        "Traceback (most recent call last):\n  File \"C:\\\\app\\\\run.py\", line 1, in <module>\n"
+        "    import tensorflow\nImportError: DLL load failed while importing _pywrap_tensorflow_internal: "
+        "The specified module could not be found.\n",
+    )
+    assert not any(a[0] == "where.exe" and "nvinfer*.dll" in a for a in asked(doc))
