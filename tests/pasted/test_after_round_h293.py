@@ -144,3 +144,19 @@ def test_tensorrt_named_by_a_framework_alone_asks_nothing_of_its_own(tmp_path):
         "The specified module could not be found.\n",
     )
     assert not any(a[0] == "where.exe" and "nvinfer*.dll" in a for a in asked(doc))
+
+
+# --- a Nextflow pipeline: its configuration decides the container's --nv and the GPU node -----------------------------
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "plans21/cases/2141",  # nf-core/proteinfold#102: libcuda.so.1 missing in an Apptainer task
+        "plans14/cases/1443",  # nanoporetech/dorado#319: dorado under Nextflow and Apptainer on Slurm
+    ],
+)
+def test_a_nextflow_pipeline_asks_its_gpu_configuration(case: str):
+    argv = asked(check(blind_case(case)))
+    grep = next(a for a in argv if a[:2] == ["grep", "-rnE"] and "nextflow.config" in a)
+    assert "containerOptions" in grep[2] and "runOptions" in grep[2]
