@@ -173,6 +173,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "kernel-compiler-differs": "a kernel module built with another compiler than the one the running kernel was built with",
     "gpu-driver-container-said": "the GPU Operator's driver container's own log (it builds the NVIDIA module on the node)",
     "nvidia-module-load-failed": "nvidia-installer built the NVIDIA kernel module and the kernel refused to load it",
+    "cuda-init-out-of-memory": "cudaErrorMemoryAllocation (2) while PyTorch counted the GPUs, before any allocation",
+    "nvidia-module-missing-at-boot": "the NVIDIA kernel module was not loaded at boot (RPM Fusion's fallback to nouveau)",
     "p2p-hang-behind-switch": "P2P between GPUs behind a PCIe switch hangs, and works with NCCL_P2P_DISABLE=1",
     "nccl-shm-create-failed": "NCCL could not create its shared-memory segment in /dev/shm (most often too small)",
     "tensorrt-library-missing": "TensorRT could not load one of its own libraries by soname",
