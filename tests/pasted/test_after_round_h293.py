@@ -139,7 +139,7 @@ def test_tensorrt_named_by_a_framework_alone_asks_nothing_of_its_own(tmp_path):
     doc = paste(
         tmp_path,
         "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find TensorRT\n"
-        "Traceback (most recent call last):\n  File \"C:\\\\app\\\\run.py\", line 1, in <module>\n"
+        'Traceback (most recent call last):\n  File "C:\\\\app\\\\run.py", line 1, in <module>\n'
         "    import tensorflow\nImportError: DLL load failed while importing _pywrap_tensorflow_internal: "
         "The specified module could not be found.\n",
     )
