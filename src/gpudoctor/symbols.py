@@ -127,9 +127,27 @@ def cxx11_abi(mangled: str) -> bool | None:
         return None  # a C name, or MSVC's mangling: gcc's two ABIs are a Linux matter
     if CXX11_MARK in mangled:
         return True
-    if OLD_STRING.search(mangled[2:]):
+    if OLD_STRING.search(mangled[2:]) or "Ss" in _without_identifiers(mangled[2:]):
         return False
     return None
+
+
+def _without_identifiers(mangled: str) -> str:
+    """The name with each length-prefixed identifier (<length><chars>) cut to '#': what is left are the grammar's own
+    codes, where "Ss" is std::string whatever follows it ("...SourceLocationESsb": std::string, then bool)."""
+    out: list[str] = []
+    i = 0
+    while i < len(mangled):
+        if mangled[i].isdigit() and (i == 0 or mangled[i - 1] not in "ST"):  # S0_ and T0_ are substitutions, not lengths
+            j = i
+            while j < len(mangled) and mangled[j].isdigit():
+                j += 1
+            out.append("#")
+            i = j + int(mangled[i:j])
+            continue
+        out.append(mangled[i])
+        i += 1
+    return "".join(out)
 
 
 def demangle(mangled: str) -> str:

@@ -1124,3 +1124,81 @@ def test_the_persistenced_socket_error_without_a_bind_shown_asks_for_the_binds()
     )
     _, codes, _ = _run(text)
     assert "container-no-gpu" not in codes
+
+
+# --- blind set 21's container and cluster misses (helper h290) ------------------------------------------------------
+
+
+def test_go_nvlibs_nvml_not_detected_asks_the_runtime_the_pods_really_get():
+    """The plugin since v0.15 says its dlopen failure through go-nvlib's HasNvml: the node's runtime gave its pod no
+    driver; asked on the node through the CRI that runs the pods (K3s and k0s run their own containerd), never a driver."""
+    for text in (
+        _example("k8s-device-plugin-826-k0s-non-nvml-platform.txt"),
+        "I0117 15:43:15.907336 1 factory.go:107] Detected non-NVML platform: could not load NVML library: "
+        "libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n",
+    ):
+        errors, findings, asks = _run(text)
+        assert "device-plugin-no-nvml" in errors
+        assert ("kubectl", "get", "runtimeclass") in asks
+        assert ("crictl", "info", "grep", "-i", "-E", "defaultRuntimeName|nvidia") in asks
+        assert not any(f.remediation and f.remediation.component == "driver" for f in findings.values())
+
+
+def test_pyxis_options_the_command_does_not_know_ask_for_the_plugin_not_the_job():
+    """srun or sbatch rejecting --container-image: pyxis's SPANK plugin is not loaded there (or too old for sbatch); no
+    job ran, so the job's allocation is not asked, the plugin stack is."""
+    for text in (
+        _example("pyxis-58-sbatch-unrecognized-container-image.txt"),
+        "srun: unrecognized option '--container-image'\nTry \"srun --help\" for more information\n",
+    ):
+        errors, _findings, asks = _run(text)
+        assert "pyxis-not-loaded" in errors
+        assert ("srun", "--help", "grep", "-i", "container-image") in asks
+        assert not any(a[:2] == ("scontrol", "show") for a in asks)
+
+
+def test_an_unparsable_container_requirement_skips_it_not_the_driver():
+    """libnvidia-container's "requirement error: invalid expression" is the container's NVIDIA_REQUIRE_* unreadable: the
+    fix is NVIDIA_DISABLE_REQUIRE=true (or no GPU for a CPU image), on docker or on the cluster's workload."""
+    _errors, findings, _asks = _run(_example("localai-4789-docker-requirement-invalid-expression.txt"))
+    f = findings["container-no-gpu"]
+    assert ("docker", "run", "-e", "NVIDIA_DISABLE_REQUIRE=true", "--gpus", "all", "<image>") in _argvs(f)
+    assert f.remediation.component == "container"
+    alt = [tuple(map(str, c.argv)) for c in f.remediation.alternative.commands if isinstance(c, Cmd)]
+    assert ("docker", "run", "-e", "NVIDIA_VISIBLE_DEVICES=void", "<image>") in alt
+    pod = (
+        "Deploying it on Kubernetes, the pod never starts:\n"
+        "Error: container create failed: runc create failed: error running hook #0: error running hook: exit status 1, "
+        "stdout: , stderr: nvidia-container-cli.real: requirement error: invalid expression\n"
+    )
+    _errors, findings, _asks = _run(pod)
+    argvs = _argvs(findings["container-no-gpu"])
+    assert ("kubectl", "set", "env", "<deployment>", "NVIDIA_DISABLE_REQUIRE=true") in argvs
+    assert "driver" not in {f.remediation.component for f in findings.values() if f.remediation}
+
+
+def test_a_satisfied_or_unsatisfied_requirement_is_not_an_invalid_one():
+    errors, findings, _asks = _run(
+        "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver\n"
+    )
+    assert "container-require-invalid" not in errors
+
+
+_OLLAMA_PS_CPU = (
+    "root@d50a3f8d8474:/# ollama ps\n"
+    "NAME                              ID              SIZE      PROCESSOR    UNTIL\n"
+    "llama3.2:3b                       a80c4f17acd5    3.1 GB    100% CPU     4 minutes from now\n"
+)
+
+
+def test_a_model_on_the_cpu_after_ollamas_installer_found_the_driver_is_not_a_clean_bill():
+    """`ollama ps` at 100% CPU is Ollama's way on a machine without a GPU; its installer's "NVIDIA GPU installed." (the
+    driver's nvidia-smi found, scripts/install.sh) says the GPU was meant: not decided, never "no problems"."""
+    installer = _example("ollama-4395-install-nvidia-gpu-installed.txt")
+    errors, findings, _asks = _run(installer + "\n" + _OLLAMA_PS_CPU)
+    assert "ollama-install-nvidia-said" in errors
+    assert "pasted-error-unexplained" in findings
+    # the installer's line alone is no failure, nor the CPU run alone (a machine without an NVIDIA GPU)
+    for text in (installer, _OLLAMA_PS_CPU):
+        _errors, findings, _asks = _run(text)
+        assert "pasted-error-unexplained" not in findings

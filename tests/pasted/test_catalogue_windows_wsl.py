@@ -71,10 +71,13 @@ def test_the_real_warning_above_a_dll_load_failed_is_the_vc_runtime():
 
 def test_a_dependency_of_torchs_own_fbgemm_keeps_its_release_answer_not_the_vc_runtime():
     """The release is read first (pip show: 2.4.0 is libomp140's regression, upgraded to 2.4.1); the Visual C++
-    runtime's command follows only for another release, as its note says (never the c10 rule's runtime-only answer)."""
+    runtime is read beside it, not installed (torch loaded c10.dll, which links it, before fbgemm.dll, and the text
+    shows no runtime missing): never the c10 rule's runtime-only answer."""
     report, _target, steps, _asks = _run(_loading("126", "The specified module could not be found.", "fbgemm.dll"))
     assert [c.argv[1:] for c in steps][0] == ("-m", "pip", "show", "torch")
-    assert [c.argv for c in steps][1:] == [("winget", "install", "--id", "Microsoft.VCRedist.2015+.x64", "--exact")]
+    assert [c.argv for c in steps][1:] == [
+        ("reg", "query", "HKLM\\SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64", "/v", "Version")
+    ]
 
 
 # --- 1114 elsewhere, 127, 1455: no DLL missing, so no PATH step; the asks that decide ---------------------------------

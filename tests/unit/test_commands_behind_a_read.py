@@ -70,9 +70,10 @@ def test_a_cudnn9_library_gets_no_cudnn8_wheels():
     assert f.remediation.alternative is None
 
 
-def test_a_packages_own_dll_failing_on_windows_gets_the_visual_cpp_runtimes_command():
-    """torch's own shm.dll failing with WinError 126 (plans20/2071's shape): pip show decides the 2.4.0 branch; the
-    other cause, an old Visual C++ runtime, has its winget command (Microsoft's x64 2015-2022 package)."""
+def test_a_packages_own_dll_failing_on_windows_reads_the_visual_cpp_runtime_before_installing_it():
+    """torch's own shm.dll failing with WinError 126 (plans20/2071's shape, plans21/2172's with caffe2_nvrtc.dll): pip
+    show decides the 2.4.0 branch; the Visual C++ runtime is read (reg query of its x64 key), not installed, since
+    torch loaded c10.dll, which needs it, before the DLL that failed and the text shows no runtime missing."""
     facts = from_text(
         "Traceback (most recent call last):\n"
         '  File "C:\\app\\venv\\lib\\site-packages\\torch\\__init__.py", line 141, in <module>\n'
@@ -83,4 +84,20 @@ def test_a_packages_own_dll_failing_on_windows_gets_the_visual_cpp_runtimes_comm
     (f,) = findings(facts, "windows-dll-missing")
     argv = _argv(f.remediation)
     assert argv[0][-2:] == ("show", "torch")
-    assert argv[1] == ("winget", "install", "--id", "Microsoft.VCRedist.2015+.x64", "--exact")
+    assert argv[1] == ("reg", "query", "HKLM\\SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64", "/v", "Version")
+    assert not any(a[0] == "winget" for a in argv)
+
+
+def test_the_visual_cpp_runtime_shown_missing_keeps_its_install():
+    """torch's own warning that the runtime did not load (torch/__init__.py) is the deciding fact: winget installs it."""
+    facts = from_text(
+        "Microsoft Visual C++ Redistributable is not installed, this may lead to the DLL load failure.\n"
+        "                 It can be downloaded at https://aka.ms/vs/16/release/vc_redist.x64.exe\n"
+        "Traceback (most recent call last):\n"
+        '  File "C:\\ProgramData\\Anaconda3\\lib\\site-packages\\torch\\__init__.py", line 128, in <module>\n'
+        "    raise err\n"
+        "OSError: [WinError 126] The specified module could not be found. Error loading "
+        '"C:\\ProgramData\\Anaconda3\\lib\\site-packages\\torch\\lib\\asmjit.dll" or one of its dependencies.\n'
+    )
+    argvs = [a for f in findings(facts, "windows-dll-missing") for a in _argv(f.remediation)]
+    assert ("winget", "install", "--id", "Microsoft.VCRedist.2015+.x64", "--exact") in argvs

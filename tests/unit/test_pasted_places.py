@@ -118,6 +118,17 @@ def test_a_one_click_installers_environment_is_conda_s_python_at_its_root():
     assert _interpreters(_report(venv)) == {"C:\\text-generation-webui\\venv\\Scripts\\python.exe"}
 
 
+def test_an_anaconda_installation_under_another_folder_name_is_conda_s_base():
+    # plans21/2172's D:\Py_Anaconda, an Anaconda3_64 (Visual Studio's name for its shared one): python.exe at the
+    # root, none in Scripts
+    for root in ("D:\\Py_Anaconda", "C:\\Anaconda3_64"):
+        text = EXLLAMA.replace("C:\\text-generation-webui\\installer_files\\env", root)
+        assert _interpreters(_report(text)) == {root + "\\python.exe"}
+    # a venv whose name holds no distribution's keeps its Scripts\python.exe
+    text = EXLLAMA.replace("C:\\text-generation-webui\\installer_files\\env", "D:\\Py_env")
+    assert _interpreters(_report(text)) == {"D:\\Py_env\\Scripts\\python.exe"}
+
+
 def test_the_installers_scripts_named_make_its_environment_the_interpreter():
     # oobabooga/text-generation-webui issue 7493 (plans19/1936): one_click.py named, no path shown
     text = (

@@ -20,6 +20,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from gpudoctor import symbols
 from gpudoctor.checks.base import Check, Context, ev
@@ -509,6 +510,13 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
         elif rem is None and (root := in_tree_build(obj)):
             rem = _rebuild_in_tree(facts, obj, root, torch)
         abi = symbols.cxx11_abi(name)
+        if abi is False and rem is not None and (ext is None or ext.torch_cxx11abi is None):
+            # The missing name spells std::string the old ABI's way (Ss: built with _GLIBCXX_USE_CXX11_ABI=0), which a
+            # torch of the new ABI exports none of (pip's torch wheels are new-ABI from torch 2.7 on, and several
+            # extensions publish a cxx11abiTRUE and a cxx11abiFALSE build of each release): torch's own flag decides
+            # whether the build fetched is of the other ABI, before any reinstall (plans21/2103 mamba-ssm,
+            # plans19/1953 exllamav3, blind/pasted/007 vllm).
+            rem = replace(rem, commands=(_torch_abi_check(facts), *rem.commands))
         yield Finding(
             "extension-symbol-missing",
             Severity.ERROR,
@@ -517,6 +525,7 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"{obj} was built against another torch: it needs {name} ({symbols.demangle(name)}), which {lib} of the "
             f"torch it loads{f' ({torch})' if torch else ''} does not export"
             + (" (the name uses the new C++ ABI, std::__cxx11)" if abi else "")
+            + (" (the name uses the old C++ ABI: std::string mangled as Ss)" if abi is False else "")
             + (
                 (
                     ". It was built against the image's own torch, which a torch release from the index replaced."
@@ -916,6 +925,23 @@ def source_build(facts: Facts, ctx: Context, name: str) -> tuple[Line, ...]:
     from gpudoctor.extension_facts import Companion
 
     return _rebuild(facts, ctx, Companion(name, "", ""))
+
+
+def torch_abi_known(facts: Facts) -> bool:
+    """Whether the facts hold torch's C++ ABI (read from the machine's libtorch)."""
+    return facts.extensions is not None and facts.extensions.torch_cxx11abi is not None
+
+
+def _torch_abi_check(facts: Facts) -> Cmd:
+    """torch's C++ ABI, read with the interpreter that failed: True is the new (std::__cxx11) ABI."""
+    from gpudoctor.planner.remedy import python_exe
+
+    return Cmd(
+        (python_exe(facts), "-c", "import torch; print(torch.__version__, torch._C._GLIBCXX_USE_CXX11_ABI)"),
+        note="read-only: True means torch uses the new C++ ABI and the module the old one, whose std::string the "
+        "missing name spells Ss: its cxx11abiTRUE build, or one built here against this torch. False means the ABIs "
+        "agree and it was built for another torch release",
+    )
 
 
 def build_toolchain(facts: Facts) -> Cmd:

@@ -1413,6 +1413,82 @@ def check_faiss_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# --- mmcv's distributions -------------------------------------------------------------------------------------
+
+# OpenMMLab's mmcv is published under several distribution names that all install site-packages/mmcv: in the 1.x
+# series `mmcv-full` (with the CUDA ops) and `mmcv` (lite), from 2.0 `mmcv` (with the ops, the name taken over) and
+# `mmcv-lite`. mmcv's own installation notes say "Do not install both versions in the same environment, otherwise you
+# may encounter errors like `ModuleNotFound`. You need to uninstall one before installing the other" (open-mmlab/mmcv
+# README.md @00511027, 1.x; docs/en/get_started/installation.md @058a3e8c, 2.x), and its maintainers' recipe is every
+# one uninstalled, then the full build alone (open-mmlab/mmcv#1226). Shown in open-mmlab/mmrotate#6 (pip list: mmcv
+# 1.4.5 beside mmcv-full 1.4.5) and open-mmlab/mmdetection#11636 (mmcv 2.1.0 beside mmcv-full 1.7.2, mmdet asserting
+# on the version the mixed folder reports).
+_MMCV_FAMILY = ("mmcv-full", "mmcv", "mmcv-lite")
+
+
+def mmcv_packages(facts: Facts) -> tuple[tuple[str, str], ...]:
+    """Two or more of mmcv's distributions installed together ((name, version), the one to keep first), or ()."""
+    py = facts.frameworks.python
+    if not isinstance(py, Found):
+        return ()
+    found = [(n, py.value.distributions[n]) for n in _MMCV_FAMILY if n in py.value.distributions]
+    if len(found) < 2:
+        return ()
+    return tuple(sorted(found, key=lambda nv: nv != _mmcv_keep(found)))
+
+
+def _mmcv_keep(found: list[tuple[str, str]]) -> tuple[str, str]:
+    """The distribution with the CUDA ops: `mmcv` from 2.0 (it took the full build's place), else `mmcv-full`, else
+    the first one listed."""
+    dists = dict(found)
+    two = dists.get("mmcv", "")
+    if (lead := re.match(r"\d+", two)) and int(lead.group()) >= 2:
+        return ("mmcv", two)
+    if "mmcv-full" in dists:
+        return ("mmcv-full", dists["mmcv-full"])
+    return found[0]
+
+
+def check_mmcv_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Two of mmcv's distributions installed beside each other: they share one package directory."""
+    packages = mmcv_packages(facts)
+    if not packages:
+        return
+    from gpudoctor.planner.where import python_step
+
+    named = [f"{n} {v}".strip() for n, v in packages]
+    keep, version = packages[0]
+    spec = f"{keep}=={version}" if re.fullmatch(r"[\w.+!]+", version) else keep
+    verify = dataclasses.replace(
+        python_step(facts, "-c", "import mmcv, mmcv.ops; print(mmcv.__version__)"),
+        note="the version the imported mmcv reports, and its CUDA ops importing",
+    )
+    yield Finding(
+        "nvidia-wheels-conflict",
+        Severity.WARNING,  # the code's severity (docs/findings/nvidia-wheels-conflict.md)
+        "frameworks",
+        f"{named[0]} is installed together with {', '.join(named[1:])}",
+        "These distributions all install the same site-packages/mmcv package: the one installed last overwrote the "
+        "other's files, so the mmcv that imports is a mixture (its version string, its ops and the OpenMMLab packages' "
+        "version checks may each see a different release). mmcv's installation notes say never to install two of them "
+        "in one environment; uninstalling one deletes files the other needs.",
+        (ev("python", f"installed: {', '.join(named)}"),),
+        Remediation(
+            f"Uninstall every mmcv distribution, then install {keep} alone (the build with the CUDA ops) with OpenMMLab's "
+            "installer mim, which picks the prebuilt wheel made for the installed torch and CUDA, in the interpreter "
+            "that runs the program (mmcv's own recipe). The OpenMMLab packages that check mmcv's version (mmdet, "
+            "mmseg ...) must be releases that accept it.",
+            (
+                _pip(facts, "uninstall", "-y", *(n for n, _ in packages)),
+                _pip(facts, "install", "-U", "openmim"),
+                python_step(facts, "-m", "mim", "install", spec),
+                verify,
+            ),
+            component="environment",
+        ),
+    )
+
+
 # --- unofficial forks that install the same import package ---------------------------------------------------
 
 # Forks published under a distribution name of their own whose wheels write the official package's import directory:
@@ -1632,5 +1708,6 @@ CHECKS = (
     Check("library-onnxruntime-packages", "frameworks", ("nvidia-wheels-conflict",), check_onnxruntime_packages),
     Check("library-faiss-packages", "frameworks", ("nvidia-wheels-conflict",), check_faiss_packages),
     Check("library-fork-packages", "frameworks", ("nvidia-wheels-conflict",), check_fork_packages),
+    Check("library-mmcv-packages", "frameworks", ("nvidia-wheels-conflict",), check_mmcv_packages),
     Check("library-cuda-bindings", "frameworks", ("cuda-bindings-too-old",), check_cuda_bindings_driver, ("pasted",)),
 )

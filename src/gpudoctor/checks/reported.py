@@ -2010,6 +2010,7 @@ def _off_bus_said(facts: Facts, line: str) -> Finding:
 _DESCRIPTIVE = frozenset(
     {
         "gpu-reached-said",  # the reporter's words that the GPU reaches the program's container: a fact, no failure
+        "ollama-install-nvidia-said",  # Ollama's installer found the NVIDIA driver's nvidia-smi: a fact, no failure
         "gpu-reached-elsewhere-said",  # another Python on the machine reaches the GPU: a fact, no failure
         "arch-list",
         "driver-version-said",
@@ -2290,7 +2291,12 @@ def _failure(e, facts: Facts) -> bool:
         # a model Ollama loaded wholly into system memory (`ollama ps`: 100% CPU) is a failure only where the text
         # shows an NVIDIA GPU or its driver answering (nvidia-smi's header alone, ollama/ollama#11676): on a machine
         # without one it is how Ollama runs
-        return bool(facts.driver.gpus or facts.driver.version) and other_vendor_gpu_only(facts) is None
+        # (Ollama's installer saying "NVIDIA GPU installed." or "ready." is the driver's nvidia-smi found on that
+        # machine, scripts/install.sh @3fa8daae: the GPU was meant, ollama/ollama#7049)
+        return (
+            bool(facts.driver.gpus or facts.driver.version or facts.pasted.reported("ollama-install-nvidia-said"))
+            and other_vendor_gpu_only(facts) is None
+        )
     if e.kind == "gpu-stack-failure" and e.get("form") == "cpu-device-chosen":
         # a program's log that it chose the CPU (failure_lines) is a failure only where the text names an NVIDIA GPU, as
         # Whisper's on the CPU below: on a machine without one the CPU is how it runs

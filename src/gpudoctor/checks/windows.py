@@ -862,14 +862,19 @@ def _package_dll(facts: Facts, ctx: Context, dll: str, package: str, line: str) 
                 component="torch",
             ),
         )
-    # The usual cause's command beside the read that rules out the other (the Visual C++ runtime is installed on
-    # Windows, not in the environment: _vc_runtime's command, Microsoft's winget package of the 2015-2022 x64 runtime).
+    # Reads only, no install: _vc_runtime answered the runtime already where the text shows it missing (torch's own
+    # warning that vcruntime140.dll, msvcp140.dll or vcruntime140_1.dll did not load) or c10.dll failing. Here neither:
+    # torch/__init__.py loads torch\\lib's DLLs after that check, and c10.dll, which links the runtime, before the one
+    # that failed, so installing the runtime is a guess before the deciding facts (the release, the listing of the
+    # folder the ask shows). Microsoft's documented read of the installed 2015-2022 runtime is its registry value
+    # (learn.microsoft.com/cpp/windows/redistributing-visual-cpp-files, "HKEY_LOCAL_MACHINE\\SOFTWARE\\Microsoft\\
+    # VisualStudio\\14.0\\VC\\Runtimes\\x64", value Version).
     ask = (
         pip(facts, "show", package),
         Cmd(
-            ("winget", "install", "--id", "Microsoft.VCRedist.2015+.x64", "--exact"),
-            note=("only where pip show names a torch other than 2.4.0: " if package == "torch" else "")
-            + "the current Visual C++ runtime; or Microsoft's installer, https://aka.ms/vs/17/release/vc_redist.x64.exe",
+            ("reg", "query", "HKLM\\SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64", "/v", "Version"),
+            note="the version of the Visual C++ 2015-2022 runtime installed; where it is missing or older than the "
+            "package's build, install the current one",
         ),
     )
     return Finding(
@@ -880,16 +885,23 @@ def _package_dll(facts: Facts, ctx: Context, dll: str, package: str, line: str) 
         detail
         + (
             " With PyTorch the version decides: 2.4.0's Windows wheels did not ship libomp140.x86_64.dll, which "
-            "fbgemm.dll needs (pytorch/pytorch issue 131662; 2.4.1 ships it); otherwise an old Visual C++ runtime "
-            "is the usual cause."
+            "fbgemm.dll needs (pytorch/pytorch issue 131662; 2.4.1 ships it). Otherwise the release and the DLLs its "
+            "folder holds decide"
+            + (
+                # torch/__init__.py loads glob(torch\\lib\\*.dll), a folder's listing in name order on NTFS
+                ": torch loaded c10.dll, which needs the Visual C++ runtime, before this one."
+                if dll.lower() > "c10.dll"
+                else ", and the Visual C++ runtime installed."
+            )
             if package == "torch"
             else " The package's release and the Visual C++ runtime installed decide which."
         ),
         (ev("pasted", line),),
         Remediation(
-            f"Read which {package} release is installed in this environment"
-            + (": with 2.4.0 upgrade torch to 2.4.1 from the same index" if package == "torch" else "")
-            + "; otherwise install the current Microsoft Visual C++ Redistributable (x64).",
+            f"Read which {package} release is installed in this environment and which Visual C++ runtime Windows "
+            "holds: "
+            + ("with torch 2.4.0 upgrade it to 2.4.1 from the same index; " if package == "torch" else "")
+            + "install the current Microsoft Visual C++ Redistributable (x64) only where it is missing or old.",
             ask,
             component="torch" if package == "torch" else "environment",
         ),

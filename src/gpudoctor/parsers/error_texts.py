@@ -173,6 +173,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "kernel-compiler-differs": "a kernel module built with another compiler than the one the running kernel was built with",
     "gpu-driver-container-said": "the GPU Operator's driver container's own log (it builds the NVIDIA module on the node)",
     "nvidia-module-load-failed": "nvidia-installer built the NVIDIA kernel module and the kernel refused to load it",
+    "cuda-init-out-of-memory": "cudaErrorMemoryAllocation (2) while PyTorch counted the GPUs, before any allocation",
+    "nvidia-module-missing-at-boot": "the NVIDIA kernel module was not loaded at boot (RPM Fusion's fallback to nouveau)",
     "p2p-hang-behind-switch": "P2P between GPUs behind a PCIe switch hangs, and works with NCCL_P2P_DISABLE=1",
     "nccl-shm-create-failed": "NCCL could not create its shared-memory segment in /dev/shm (most often too small)",
     "tensorrt-library-missing": "TensorRT could not load one of its own libraries by soname",
@@ -306,6 +308,17 @@ _LIB_MISSING = (
     # TensorRT's DynamicLibrary (trtexec and the samples), on Windows with no reason after the name: "Unable to open
     # library: " + mLibName + errorStr (NVIDIA/TensorRT, samples/common/common.h @a892d222; errorStr only off Windows).
     _Lazy(r"Unable to open library: (?P<soname>[A-Za-z0-9_+.-]{1,100}?\.dll)\b"),
+    # ... and off Windows with dlerror()'s text after " due to ", which names the file the loader could not open first:
+    # the library itself or a dependency of it ("Unable to open library: libnvinfer_plugin.so.8 due to libcudnn.so.8",
+    # as a title or a summary quotes it without dlerror's reason; DDTRobot/tita_rl#2, NVIDIA/TensorRT#3061). A path
+    # there ("due to /opt/.../libnvinfer_plugin.so.8: file too short") is a file found that does not load: not read.
+    _Lazy(r"Unable to open library: [A-Za-z0-9_+.-]{1,100}?\.so(?:\.\d+)* due to " + _SONAME + r"(?=$|[\s:\"'”])"),
+    # ONNX Runtime on Windows, naming the dependency LoadLibrary could not find: 'Error loading "X" which depends on "Y"
+    # which is missing.', the chain walked to the first file missing, the last one named (microsoft/onnxruntime,
+    # onnxruntime/core/platform/windows/dll_load_error.cc @27718fb8, DetermineLoadLibraryError), quoted or retyped without
+    # its quotes (rembg#783: "onnxruntime_providers_cuda.dll which depends on cublasLt64_12.dll
+    # which is missing"; deepbeepmeep/Wan2GP#1513, yalue/onnxruntime_go#124 quote it whole).
+    _Lazy(r"which depends on \\?[\"']?(?P<soname>[A-Za-z0-9_+.-]{1,100}?\.dll)\\?[\"']? which is missing"),
 )
 # torch's own raise on Windows, err.strerror += f' Error loading "{dll}" or one of its dependencies.'
 # (pytorch/pytorch, torch/__init__.py @ 2.4.0, _load_dll_libraries), as a log formatter that wraps at its column width
@@ -323,6 +336,16 @@ _TF_DSO_LINE = _Lazy(r"Could not load dynamic library '")
 # libtpu.so: cannot open shared object file" on every GPU run (google-deepmind/alphafold3#656: "this warning can be
 # safely ignored (when running AF3 on a GPU)"; google-deepmind/alphafold3#172: "They are just information level").
 _JAX_TPU_PROBE = _Lazy(r"Unable to initialize backend 'tpu'")
+# Paddle's cuDNN wrapper finding no handle ("Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion.
+# [Hint: cudnn_dso_handle should not be null.]", PaddlePaddle/Paddle paddle/phi/backends/dynload/cudnn.cc @1642ecf8,
+# EnforceCUDNNLoaded): its loader dlopen()s cuDNN by the name libcudnn.so on Linux and found none (dynamic_loader.cc's
+# own line, when printed, says "The third-party dynamic library (libcudnn.so) that Paddle depends on is not configured
+# correctly": PaddlePaddle/Paddle#50195). Only a Linux build's source path after it (forward slashes): on Windows the
+# library is a DLL.
+_PADDLE_CUDNN_HANDLE = _Lazy(
+    r"Cannot load cudnn shared library\. Cannot invoke method cudnn\w{0,40}\.?\s{0,200}\[Hint: cudnn_dso_handle should "
+    r"not be null\.\] \(at [^)\s\\]{0,200}/dynload/cudnn\.cc"
+)
 _LIB_BECAUSE = _Lazy(
     r"Could not load library (?P<wanted>[A-Za-z0-9_+.-]{1,100}?\.so(?:\.\d+)*)\.? Error: "
     + _SONAME
@@ -619,7 +642,11 @@ _RUNTIME_SAID = _Lazy(
     r"(?:GPU Compute Capability:\s*(?P<capability>\d{1,2}\.\d),\s*Driver API Version:\s*\d{1,2}\.\d,\s*)?"
     r"Runtime API Version:\s*(?P<cuda>\d{1,2}\.\d)\b"
 )
-_WINDOWS_BUILD = _Lazy(r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]")
+# Windows' build as `ver` prints it ("Microsoft Windows [Version 10.0.19042.1052]") and as winver and Settings' About
+# page write it ("Version 1909 (OS Build 18363.1256)"), the form reporters copy from those windows.
+_WINDOWS_BUILD = _Lazy(
+    r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]|\(OS Build (?P<osbuild>\d{5})(?:\.\d+)?\)", re.IGNORECASE
+)
 _WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECASE)
 # A package an installed-package listing names, with its version: apt's `apt list --installed` ("name/suite,now VERSION
 # ARCH [installed...]", Debian/apt apt-private/private-output.cc @6b128124: _("[installed]")) and dpkg's `dpkg -l` rows
@@ -695,6 +722,7 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
     # Each pattern is tried only on the lines that hold a text it requires (parsers.anchors): a whole log pasted is
     # tens of thousands of lines, most of which hold none.
     scan = Lines(lines)
+    raw = bounded.splitlines()[:_MAX_LINES]
     for number, line in enumerate(lines):
         # The two patterns with a lazy run of up to 120 characters before their words are tried only on a line that
         # has those words: tried everywhere, they cost 120 steps per character of every long line (issue 30).
@@ -798,7 +826,10 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         if (
             (m := scan.search(_DOCKER_RUN, number))
             and not line[: m.start()].endswith("nvidia-")
-            and not re.search(r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES", m.group("args"))
+            and not re.search(
+                r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES",
+                m.group("args") + _continuation(raw, line),
+            )
         ):
             add("docker-run-without-gpus", line)
         elif m and "--gpus" in m.group("args") and (image := _CPU_IMAGE.search(m.group("args"))):
@@ -852,7 +883,7 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             cc = {"capability": m.group("capability")} if m.group("capability") else {}
             add("cuda-runtime-said", line, cuda=m.group("cuda"), **cc)
         if m := scan.search(_WINDOWS_BUILD, number):
-            add("windows-build", line, build=m.group("build"))
+            add("windows-build", line, build=m.group("build") or m.group("osbuild"))
         if scan.search(_WSL_BLOCKED, number):
             add("wsl-gpu-blocked", line)
         if (m := scan.search(_APT_INSTALLED, number) or scan.search(_DPKG_ROW, number)) and _NVIDIA_PACKAGE.search(
@@ -883,6 +914,9 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
     if stub := stub_libcuda_loaded(read_library_lines(bounded)):
         add("cuda-stub-library", stub.line, path=stub.path)
     held = {e.get("soname") for e in out if e.kind == "library-missing"}
+    if "libcudnn.so" not in held and (m := _PADDLE_CUDNN_HANDLE.search(bounded[: 4 * 1024 * 1024])):
+        start = bounded.rfind("\n", 0, m.start()) + 1
+        add("library-missing", bounded[start : m.end()].strip()[:300], soname="libcudnn.so")
     for m in _DLL_WRAPPED.finditer(bounded[: 4 * 1024 * 1024]):
         if m.group("soname") not in held:
             start = bounded.rfind("\n", 0, m.start()) + 1  # (from its line's start: the error's own words before it)
@@ -953,6 +987,24 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
 # and never a line with a shell's own syntax ($, quotes, pipes, redirections): those stay the reporter's to retype.
 _DOCKER_WORD = _Lazy(r"[\w./:=@,+-]{1,200}")
 _SHELL_SYNTAX = _Lazy(r"[$`\\'|;&<>()*?!{}\[\]]|\"[^\"]*\s[^\"]*\"")
+
+
+def _continuation(raw: list[str], line: str) -> str:
+    """The lines a shell command continues on after `line` (each line before them ending in a backslash, POSIX sh's
+    line continuation; PowerShell's backtick and cmd.exe's caret alike), joined: the options a long `docker run` spreads
+    over its next lines (`docker run --rm \\` then `--gpus all \\` ...) are the same command's. Empty where `line` is
+    not continued."""
+    if not line.rstrip().endswith(("\\", "`", "^")):
+        return ""
+    try:
+        i = raw.index(line)
+    except ValueError:
+        return ""
+    out: list[str] = []
+    while raw[i].rstrip().endswith(("\\", "`", "^")) and i + 1 < len(raw) and len(out) < 60:
+        i += 1
+        out.append(raw[i])
+    return " " + " ".join(out)
 
 
 def _docker_args(args: str) -> str:

@@ -2159,8 +2159,16 @@ _SLURM_REFUSED = frozenset({"slurm-gres-invalid", "slurm-node-config-unavailable
 _AT_SUBMISSION = ("submission failed", "unable to allocate resources")
 
 
+# The command's own option parser refusing pyxis's --container-* options (catalogue.toml: pyxis-options-unrecognized):
+# srun or sbatch stopped before it asked Slurm for anything, so there is no job whose allocation to read.
+_REFUSED_BEFORE_SUBMISSION = frozenset({"pyxis-not-loaded"})
+
+
 def _refused_at_submission(facts: Facts) -> bool:
-    return any(e.kind in _SLURM_REFUSED and any(w in e.line.lower() for w in _AT_SUBMISSION) for e in facts.pasted.errors)
+    return any(
+        e.kind in _REFUSED_BEFORE_SUBMISSION or (e.kind in _SLURM_REFUSED and any(w in e.line.lower() for w in _AT_SUBMISSION))
+        for e in facts.pasted.errors
+    )
 
 
 # Windows refusing a DLL of torch's own folder while torch imports (torch/__init__.py loads each DLL of torch\\lib), or its

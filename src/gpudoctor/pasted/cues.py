@@ -282,6 +282,9 @@ _WINDOWS_TAG = re.compile(
 _CJK = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
 _WINDOWS_PROSE = re.compile(
     r"\bWin\s?1[01]\b|(?:^|[.!?;]\s+|\bI(?:'m| am)\s+|\bwe(?:'re| are)\s+)(?:on|using|running)\s+Windows\b"
+    # the same sentence with "running on" ("I am running on Windows, with CUDA toolkit 13 installed": pytorch#167042,
+    # plans21/2123; "I'm running on Windows 11 with a RTX 3070": plans4/337), said of the reporter's own machine
+    r"|\bI(?:'m| am)\s+running\s+on\s+Windows\b|\bwe(?:'re| are)\s+running\s+on\s+Windows\b"
     # the machine itself called a Windows one ("on one of our virtualized Windows machine", "on a windows machine")
     r"|\bWindows\s+(?:machine|PC|laptop|computer|desktop|workstation|VM|virtual\s+machine)s?\b"
     # a program set up with its Windows installer ("My ollama is use windows installer setup"): it runs on Windows

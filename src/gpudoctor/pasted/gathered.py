@@ -52,6 +52,7 @@ class Gathered:
     nvml_mismatch: str | None = None  # the kernel log's NVRM API mismatch line
     wsl_said: bool = False  # the text says WSL
     wsl1_said: bool = False  # the text says WSL 1 (and not WSL 2)
+    wsl2_said: bool = False  # the text says WSL 2 in words ("WSL2", "WSL 2")
     wsl_prompt: str = ""  # a POSIX prompt only WSL's shell shows (pasted.read: _WSL_PROMPT), its line
     windows_build: int | None = None
     env: dict[str, str] = field(default_factory=dict)  # variables set on a command line the text shows run

@@ -323,6 +323,9 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
         if said is None and (lib := re.fullmatch(r"lib([\w+.-]+)\.so", missing)):
             # the linker names libNAME.so by its option: "ld: cannot find -lcuda" (binutils ld, "-l namespec")
             said = text.find("-l" + lib.group(1))
+        if said is None and missing == "libcudnn.so":
+            # Paddle's cuDNN wrapper, which names no file (parsers.error_texts' _PADDLE_CUDNN_HANDLE)
+            said = text.find("Cannot load cudnn shared library")
         add(f"pasted.missing.{missing}", missing, [said])
     if cluster := pasted.get("cluster"):
         # Each scheduler's cue says which one it is (cues.py): the line of the cue that set this kind.

@@ -1316,6 +1316,7 @@ def _text_facts(g: Gathered, text: str) -> None:
         # a "WSL 2" said beside it wins; "wsl 1.2.5", the WSL package's version, is not a WSL version).
         if re.search(r"\bWSL\s?1\b(?![.\d])", text, re.IGNORECASE) and not re.search(r"\bWSL\s?2\b", text, re.IGNORECASE):
             g.wsl1_said = True
+        g.wsl2_said = g.wsl2_said or bool(re.search(r"\bWSL\s?2\b", text, re.IGNORECASE))
     # WSL mounts the Windows drives under /mnt/<letter>: a Linux path into a Windows profile or system folder.
     if "/mnt/" in text and re.search(r"(?<![\w/])/mnt/[a-z]/(?:Users|Windows|Program Files)/", text):
         g.wsl_said = True
@@ -2107,6 +2108,10 @@ _PREFIX_HOLDS_PYTHON = re.compile(
 )
 
 _CONDA_DIR = re.compile(r"conda|miniforge|mambaforge", re.IGNORECASE)
+# A distribution's own name inside the prefix's ("Py_Anaconda", Visual Studio's shared "Anaconda3_64" under
+# Microsoft Visual Studio\\Shared): an installation of Anaconda or Miniconda given another folder name is still conda's
+# base, its python.exe at the root (plans21/2172's D:\\Py_Anaconda, conda's base with lib\\site-packages under it).
+_CONDA_NAMED = re.compile(r"(?:ana|mini)conda|miniforge|mambaforge", re.IGNORECASE)
 
 
 def _installer_env(parts: list[str]) -> bool:
@@ -2130,7 +2135,7 @@ def _interpreter_of_site(g: Gathered) -> None:
     # An environment in a folder a conda installation names ("python_miniconda_env\\ComfyUI", "miniconda3\\envs\\x")
     # is conda's: its python.exe at the environment's root, as in conda's own envs folder.
     in_conda = any(_CONDA_DIR.search(part) for part in parts[:-1])
-    in_conda = in_conda or _installer_env(parts)
+    in_conda = in_conda or _installer_env(parts) or _CONDA_NAMED.search(parts[-1]) is not None
     base = g.conda or in_conda or _PREFIX_HOLDS_PYTHON.fullmatch(parts[-1]) is not None or parts[-2:-1] == ["envs"]
     interpreter = prefix.replace("/", "\\") + ("\\python.exe" if base else "\\Scripts\\python.exe")
     spelled = (g.site_packages[0], g.site_packages[0].replace("/", "\\"), g.site_packages[0].replace("/", "\\\\"))
@@ -2593,6 +2598,7 @@ def _paths(g: Gathered, text: str) -> None:
 
 def _from_errors(g: Gathered) -> None:
     """Error texts that state facts of the machine, written where a recorded machine keeps them."""
+    plugin_lines = {e.line for e in g.errors if e.kind == "device-plugin-no-nvml"}
     for e in g.errors:
         if e.kind == "driver-version-said":
             g.driver_version = g.driver_version or e.get("version")
@@ -2693,6 +2699,10 @@ def _from_errors(g: Gathered) -> None:
                 g.missing.append("nvidia-smi")
         elif e.kind == "nvml" and e.get("code") == "driver-library-mismatch":
             g.nvml_mismatch = g.nvml_mismatch or e.line
+        elif e.kind == "nvml" and e.get("code") == "nvml-library-missing" and e.line in plugin_lines:
+            # the NVIDIA device plugin's own pod could not load NVML (catalogue: k8s-device-plugin-*): the node's runtime
+            # gave that pod no driver files, which says nothing of the host's nvidia-smi
+            continue
         elif e.kind == "nvml" and e.get("code") in (
             "driver-unreachable",
             "driver-not-loaded",
@@ -2707,7 +2717,10 @@ def _from_errors(g: Gathered) -> None:
         # A WSL distribution on this Windows build: WSL 2 (and GPU access) needs build 19041 or later, so an
         # older build runs WSL 1, whose kernel release names the build ("4.4.0-17763-Microsoft").
         g.system = "Linux"
-        if g.windows_build < 19041:
+        # (except where the text says WSL 2 on 1903 or 1909, builds 18362 and 18363, which got WSL 2 from their
+        # update 1049: Microsoft's manual installation steps, learn.microsoft.com/en-us/windows/wsl/install-manual,
+        # "Version 1903 or later, with Build 18362.1049 or later")
+        if g.windows_build < 19041 and not (g.wsl2_said and g.windows_build in (18362, 18363)):
             g.release = g.release or f"4.4.0-{g.windows_build}-Microsoft"
         else:
             g.wsl = True

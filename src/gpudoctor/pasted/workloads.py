@@ -170,7 +170,10 @@ _GPU_UNUSED_SAID = re.compile(
     # "I still get cuda.is_available false", "'torch.cuda.is_available()' always returns 'false'"; R torch's
     # cuda_is_available() "reports FALSE"; "`torch.cuda.is_available()` always fails" (its False, in the reporter's word)
     r"|(?:\b|(?<=cuda_))is_available\b(?:\(\))?['\"`]?\s+(?:always\s+|still\s+)?"
-    r"(?:(?:(?:returns?|returned|gives?|gave|prints?|printed|shows?|showed|reports?|reported|is|was)\s+)?['\"`]?false\b"
+    # (the -ing forms too: "torch.cuda.is_available() returning False", BayesWatch/nas-without-training#2;
+    # "`torch.cuda.is_available()` is showing as False", pytorch/pytorch#167042 in tests/blind/plans21/cases/2123-*)
+    r"(?:(?:(?:is\s+|was\s+|keeps?\s+)?(?:returning|showing|giving|printing)(?:\s+(?:up\s+)?as)?\s+"
+    r"|(?:returns?|returned|gives?|gave|prints?|printed|shows?|showed|reports?|reported|is|was)\s+)?['\"`]?false\b"
     r"|fail(?:s|ed)?\b(?!\s+(?:to|with|on|in|when|if)\b))"
     r"|\bno\s+(?:NVIDIA\s+)?GPUs?\s+(?:was\s+|were\s+|is\s+)?(?:found|detected|usage)\b"
     r"|\bGPU\s+(?:utili[sz]ation|usage|util)\s+(?:is\s+|was\s+|remains\s+|stays\s+)?(?:always\s+|at\s+|still\s+)*"

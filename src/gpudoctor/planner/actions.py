@@ -359,6 +359,8 @@ def classify(line: Line) -> Action:
         if rest[0] == "mig" and ("-cgi" in rest or "-dgi" in rest) or "-dm" in rest or "-mig" in rest:
             return Action("gpu-config", prog, cmd.root, cmd)
         return Action("inspect", prog, cmd.root, cmd)
+    if prog == "reg" and rest[:1] == ("query",):
+        return Action("inspect", prog, cmd.root, cmd)  # reg query prints a key's values (Microsoft's reg query reference)
     if prog == "reg" and rest[:1] == ("delete",):
         name = rest[rest.index("/v") + 1] if "/v" in rest[:-1] else ""
         return Action("registry", prog, cmd.root, cmd, name=name)

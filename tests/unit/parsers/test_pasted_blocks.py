@@ -288,6 +288,17 @@ def test_docker_run_with_gpus_is_not_evidence() -> None:
         assert not [e for e in extract_evidence(line) if e.kind == "docker-run-without-gpus"]
 
 
+def test_docker_run_continued_over_lines_reads_its_gpus_option_from_them() -> None:
+    """A `docker run` spread over backslash-continued lines (plans21/2109, plans3/237): --gpus on a later line is the
+    same command's; a run whose continued lines hold no GPU option still counts, and so does the next command."""
+    continued = "docker run --rm --shm-size=1g \\\n    -p 8080:8080 \\\n    --gpus all \\\n    img:latest \\\n    serve --x\n"
+    assert not [e for e in extract_evidence(continued) if e.kind == "docker-run-without-gpus"]
+    without = "docker run --rm \\\n    -p 8080:8080 \\\n    img:latest\ndocker run --gpus all other\n"
+    assert [e.line for e in extract_evidence(without) if e.kind == "docker-run-without-gpus"] == ["docker run --rm \\"]
+    after = "docker run --rm \\\n    img:latest\n--gpus all is what I should add?\n"
+    assert [e for e in extract_evidence(after) if e.kind == "docker-run-without-gpus"]
+
+
 _SMI_HEADER = "| NVIDIA-SMI {smi}              Driver Version: {driver}      CUDA Version: 12.6     |"
 
 

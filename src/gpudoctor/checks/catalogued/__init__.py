@@ -49,6 +49,7 @@ from gpudoctor.checks.catalogued.containers import (
     check_cdi_host_device_stale,
     check_cdi_unresolved,
     check_compose_gpu_option,
+    check_container_require_invalid,
     check_docker_cli_before_gpus,
     check_docker_gpu_driver,
     check_docker_gpus_one_argument,
@@ -110,6 +111,7 @@ from gpudoctor.checks.catalogued.windows_wsl import (
     check_windows_launch_timeout,
     check_wsl_libcuda,
     check_wsl_nccl_too_old,
+    check_wsl_windows_build,
 )
 
 CHECKS = (
@@ -141,6 +143,7 @@ CHECKS = (
     Check("catalogued-persistenced-socket", "platform", ("container-no-gpu",), check_persistenced_socket_bound, ("pasted",)),
     Check("catalogued-cdi-device", "platform", ("container-no-gpu",), check_cdi_unresolved, ("pasted",)),
     Check("catalogued-docker-runtime", "platform", ("container-no-gpu",), check_docker_unknown_runtime, ("pasted",)),
+    Check("catalogued-require-invalid", "platform", ("container-no-gpu",), check_container_require_invalid, ("pasted",)),
     Check("catalogued-compose-gpu-option", "platform", ("container-no-gpu",), check_compose_gpu_option, ("pasted",)),
     Check("catalogued-docker-cli-gpus", "platform", ("container-no-gpu",), check_docker_cli_before_gpus, ("pasted",)),
     Check("catalogued-docker-gpus-argument", "platform", ("container-no-gpu",), check_docker_gpus_one_argument, ("pasted",)),
@@ -262,6 +265,7 @@ CHECKS = (
         check_inductor_triton_windows,
         ("pasted",),
     ),
+    Check("catalogued-wsl-windows-build", "platform", ("wsl-windows-too-old",), check_wsl_windows_build, ("pasted",)),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
     Check("catalogued-stub-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_stub_libcuda, ("pasted",)),
     Check(

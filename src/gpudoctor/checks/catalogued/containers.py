@@ -1308,3 +1308,62 @@ def check_persistenced_socket_bound(facts: Facts, ctx: Context) -> Iterable[Find
             where="the host",
         ),
     )
+
+
+def check_container_require_invalid(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvidia-container-cli's "requirement error: invalid expression" (libnvidia-container src/cli/dsl.c @5823754b:
+    dsl_evaluate fails the whole start on a requirement term it cannot parse). The terms come from the container's own
+    environment: the hook turns the image's (or the pod's) NVIDIA_REQUIRE_CUDA and NVIDIA_REQUIRE_* into --require
+    arguments unless NVIDIA_DISABLE_REQUIRE is set (NVIDIA/nvidia-container-toolkit internal/config/image/cuda_image.go
+    @d34b3046). So the cause is in the image or the workload's environment, never the driver: the container needs a
+    GPU (skip the requirement, or correct it in the image) or does not (NVIDIA_VISIBLE_DEVICES=void, with which the
+    toolkit gives it no GPU and runs no check: its README's "void or empty or unset: ... the same behavior as runc")."""
+    from gpudoctor.planner.where import container_of
+
+    said = _said(facts, "container-require-invalid")
+    if not said:
+        return
+    pod = container_of(facts) == "kubernetes"
+    if pod:
+        target = Placeholder("deployment")
+        skip = Cmd(("kubectl", "set", "env", target, "NVIDIA_DISABLE_REQUIRE=true"), note="the workload's pods restart with it")
+        cpu = Cmd(("kubectl", "set", "env", target, "NVIDIA_VISIBLE_DEVICES=void"), note="a workload that needs no GPU")
+        check = Cmd(("kubectl", "rollout", "status", target))
+    else:
+        # (the image as a placeholder: a paste that quotes a working `docker run` beside the failing one, the usual
+        # "nvidia/cuda ... nvidia-smi works", must not have its working image taken for the refused one)
+        skip = Cmd(
+            ("docker", "run", "-e", "NVIDIA_DISABLE_REQUIRE=true", "--gpus", "all", Placeholder("image")),
+            note="skips the image's requirement check",
+        )
+        cpu = Cmd(("docker", "run", "-e", "NVIDIA_VISIBLE_DEVICES=void", Placeholder("image")), note="an image that needs no GPU")
+        check = Cmd(
+            ("docker", "image", "inspect", "--format", "{{range .Config.Env}}{{println .}}{{end}}", Placeholder("image")),
+            pipe=("grep", "^NVIDIA_"),
+            note="the malformed NVIDIA_REQUIRE_* the image carries",
+        )
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the NVIDIA container hook cannot read the container's CUDA requirement (NVIDIA_REQUIRE_*) and refuses to start it",
+        "nvidia-container-cli answered 'requirement error: invalid expression': a requirement the container carries in "
+        "its environment (the image's or the workload's NVIDIA_REQUIRE_CUDA, or another NVIDIA_REQUIRE_* variable) is "
+        "not an expression it can parse, such as a version left empty (cuda>=). It fails before any GPU is looked at: "
+        "the driver and the toolkit are not at fault, the image's environment is.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Start the container with NVIDIA_DISABLE_REQUIRE=true: the toolkit then skips the image's requirements "
+            "(the lasting fix is a correct NVIDIA_REQUIRE_CUDA in the image, or none).",
+            (check, skip) if not pod else (skip, check),
+            component="container",
+            where="the cluster" if pod else "the host",
+            alternative=Remediation(
+                "Where the container needs no GPU (an image built for the CPU), give it none: with "
+                "NVIDIA_VISIBLE_DEVICES=void the toolkit leaves it alone, requirement and all.",
+                (cpu, check) if pod else (cpu,),
+                component="container",
+                where="the cluster" if pod else "the host",
+            ),
+        ),
+    )

@@ -647,3 +647,58 @@ def check_wsl_nccl_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
             component="environment",
         ),
     )
+
+
+# Windows gives WSL 2 the GPU (GPU paravirtualisation: /dev/dxg, the driver's libcuda in /usr/lib/wsl/lib) from
+# Windows 10 version 21H2, build 19044, and Windows 11 ("Windows 11 and Windows 10, version 21H2 support running existing
+# ML tools ... that use NVIDIA CUDA for GPU hardware acceleration inside a WSL 2 instance": Microsoft's "Enable NVIDIA
+# CUDA on WSL 2", learn.microsoft.com/en-us/windows/ai/directml/gpu-cuda-in-wsl); before 21H2 only Insider builds from
+# 20145 had it (NVIDIA's CUDA on WSL User Guide). Build 19044 is Microsoft's number for 21H2.
+_WSL_GPU_BUILD = 19044
+_WSL_GPU_INSIDER = (20000, 20145)  # the Insider builds before GPU support came to them
+
+
+def wsl_windows_build_too_old(facts: Facts) -> tuple[int, str] | None:
+    """The Windows build a WSL 2 report states, and its line, where that build gives WSL 2 no GPU; else None."""
+    if not facts.pasted.partial or facts.platform.wsl != 2 or facts.driver.gpus:
+        return None  # (GPUs listed by nvidia-smi in the distribution: Windows does give it the GPU)
+    for e in _said(facts, "windows-build"):
+        build = int(e.get("build") or 0)
+        if build and (build < _WSL_GPU_BUILD or _WSL_GPU_INSIDER[0] <= build < _WSL_GPU_INSIDER[1]):
+            return build, e.line
+    return None
+
+
+def check_wsl_windows_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A WSL 2 report on a Windows build that gives WSL 2 no GPU: whatever the driver and the packages inside the
+    distribution, no libcuda and no nvidia-smi reach it; Windows itself must be updated."""
+    found = wsl_windows_build_too_old(facts)
+    if found is None:
+        return
+    build, line = found
+    yield Finding(
+        "wsl-windows-too-old",
+        Severity.ERROR,
+        "platform",
+        f"Windows build {build} gives WSL 2 no GPU (GPU access in WSL 2 needs Windows 10 21H2, build 19044, or Windows 11)",
+        "In WSL 2 the GPU comes from Windows: its GPU paravirtualisation projects the Windows driver's libcuda and "
+        "nvidia-smi into /usr/lib/wsl/lib. Windows builds before 10.0.19044 (21H2) have none of it (only Insider builds "
+        "from 20145 had it before), so libcuda.so.1 is missing in the distribution and every CUDA program fails there, "
+        "whatever driver is installed on Windows. Nothing installed inside Linux can replace it; a Linux NVIDIA driver "
+        "in WSL breaks it further.",
+        (ev("pasted", line),),
+        Remediation(
+            "Update Windows to Windows 10 21H2 (build 19044) or later, or Windows 11, through Windows Update (in "
+            "Windows PowerShell), install the current NVIDIA driver for Windows, then update WSL's kernel and restart "
+            "WSL; nvidia-smi inside the distribution then shows the GPU.",
+            (
+                Cmd(("cmd.exe", "/c", "ver"), note="the build: 10.0.19044 or later is needed"),
+                Cmd(("Start-Process", "ms-settings:windowsupdate"), note="install the feature update to 21H2 or later"),
+                Cmd(("wsl", "--update")),
+                Cmd(("wsl", "--shutdown")),
+                Cmd(("wsl", "nvidia-smi"), note="the GPU seen from the distribution"),
+            ),
+            component="platform",
+            where="Windows",
+        ),
+    )
