@@ -913,19 +913,10 @@ def check_driver_container_kernel(facts: Facts, ctx: Context) -> Iterable[Findin
                     note="on the node: the kernel's package, whose -devel the build needs",
                 ),
                 Cmd(("nvidia-smi",), note="on the node, after the driver is built there: it answers"),
-                Cmd(
-                    (
-                        "helm",
-                        "upgrade",
-                        Placeholder("helm-release"),
-                        "nvidia/gpu-operator",
-                        "-n",
-                        Placeholder("namespace"),
-                        "--reuse-values",
-                        "--set",
-                        "driver.enabled=false",
-                    ),
-                    note="the operator uses the node's driver; toolkit, device plugin and validators stay",
+                _operator_upgrade(
+                    Placeholder("namespace"),
+                    "driver.enabled=false",
+                    "the operator uses the node's driver; toolkit, device plugin and validators stay",
                 ),
             ),
             requires_root=True,
@@ -1010,19 +1001,10 @@ def check_driver_container_compiler(facts: Facts, ctx: Context) -> Iterable[Find
                     pipe=("grep", "-iE", "gcc|unrecognized|error"),
                     note="the compiler's error after the warning (read-only)",
                 ),
-                Cmd(
-                    (
-                        "helm",
-                        "upgrade",
-                        Placeholder("helm-release"),
-                        "nvidia/gpu-operator",
-                        "-n",
-                        namespace,
-                        "--reuse-values",
-                        "--set",
-                        Placeholder("driver-image-settings"),
-                    ),
-                    note=f"driver.repository=<your-registry>,driver.version=<driver-version>: the image with gcc-{kernel_cc} as gcc",
+                _operator_upgrade(
+                    namespace,
+                    Placeholder("driver-image-settings"),
+                    f"driver.repository=<your-registry>,driver.version=<driver-version>: the image with gcc-{kernel_cc} as gcc",
                 ),
                 Cmd(("kubectl", "rollout", "status", "-n", namespace, daemonset)),
                 Cmd(
@@ -1041,6 +1023,25 @@ def check_driver_container_compiler(facts: Facts, ctx: Context) -> Iterable[Find
                 where="the cluster",
             ),
         ),
+    )
+
+
+def _operator_upgrade(namespace, setting, note: str) -> Cmd:
+    """The GPU Operator's Helm release upgraded in place with one setting changed (--reuse-values keeps the rest): how
+    both driver-container remedies above change what the operator deploys."""
+    return Cmd(
+        (
+            "helm",
+            "upgrade",
+            Placeholder("helm-release"),
+            "nvidia/gpu-operator",
+            "-n",
+            namespace,
+            "--reuse-values",
+            "--set",
+            setting,
+        ),
+        note=note,
     )
 
 
