@@ -909,29 +909,17 @@ def image_build(version: str | None) -> bool:
 def _driver_upgrade(facts: Facts, ctx: Context, floor: str) -> Remediation:
     """The driver step: this machine's distribution's driver, then a reboot (on a cluster node, its
     administrator's); in a container, the host's; on Windows, NVIDIA's Windows driver, as an Administrator."""
-    from gpudoctor.planner.legacy_gpus import legacy_gpu
+    from gpudoctor.planner.legacy_gpus import legacy_gpu, no_driver_remedy
     from gpudoctor.planner.remedy import driver_install_and_reboot, where_run
 
     old = legacy_gpu(facts, ctx)
     if old is not None and old.beyond(floor):
-        # No driver for this GPU reaches the floor: the upgrade cannot be made, whatever is installed.
-        return Remediation(
-            f"No NVIDIA driver for this GPU reaches {floor}: {old.said}. Nothing installed on this machine can run a "
-            f"CUDA build newer than {old.last_cuda} on it: use the program's CPU build here, or a GPU that current "
-            "drivers support (Maxwell, compute capability 5.0, or newer) with a current driver.",
-            (),
-            component="driver",
-        )
-    branch = (
-        f" The {old.arch} GPU's last driver branch is {old.last_driver}.xx: install that branch (a newer one does not "
-        "drive this GPU)."
-        if old is not None
-        else ""
-    )
+        # No driver for this GPU reaches the floor: an upgrade cannot be made, whatever is installed.
+        return no_driver_remedy(old)
     if facts.platform.container:
         return Remediation(
             f"Upgrade the host's NVIDIA driver to >= {floor}: a container runs on the host's driver (its kernel "
-            "module), so the upgrade happens on the host, with the host's package manager; then restart the container." + branch,
+            "module), so the upgrade happens on the host, with the host's package manager; then restart the container.",
             (),
             requires_root=True,
             component="driver",
@@ -942,7 +930,7 @@ def _driver_upgrade(facts: Facts, ctx: Context, floor: str) -> Remediation:
         # Restart-Computer alone would restart on the same driver: the restart belongs to the installer, which asks.
         return Remediation(
             f"Upgrade the NVIDIA driver to >= {floor}: NVIDIA's Windows driver for this GPU (nvidia.com/Download, "
-            "or the NVIDIA App), as an Administrator, then restart Windows if the installer asks." + branch,
+            "or the NVIDIA App), as an Administrator, then restart Windows if the installer asks.",
             (),
             requires_root=True,
             component="driver",
@@ -955,7 +943,7 @@ def _driver_upgrade(facts: Facts, ctx: Context, floor: str) -> Remediation:
         else f"Upgrade the NVIDIA driver to >= {floor}: no recipe is known for this system, so install a branch >= "
         f"{floor.split('.')[0]} from its vendor or from NVIDIA (nvidia.com/Download), then restart the machine."
     )
-    return Remediation(said + branch, commands, requires_root=True, component="driver", where=where_run(facts))
+    return Remediation(said, commands, requires_root=True, component="driver", where=where_run(facts))
 
 
 def _held(plan, version: str | None = None) -> str | None:

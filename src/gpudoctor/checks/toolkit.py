@@ -553,12 +553,10 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
         remedy = same_major_build(facts, cc, high, fix.remediation(lead))
         if target is not None and target.last_cuda and not any(ctx.matrix.cuda_can_target(c, cc) for c in ctx.matrix.cuda_versions()):
             # A GPU no toolkit of the matrix targets (compute capability 1.x, dropped by CUDA 7.0): another toolkit is no fix.
-            remedy = Remediation(
-                f"No CUDA toolkit after {target.last_cuda} builds for compute capability {cc}, so no toolkit, and no "
-                "framework build made with one, can run code on this GPU: use the program's CPU build here, or a newer GPU.",
-                (),
-                component="toolkit",
-            )
+            from gpudoctor.planner.legacy_gpus import legacy_gpu, no_driver_remedy
+
+            if (old := legacy_gpu(facts, ctx)) is not None:
+                remedy = no_driver_remedy(old)
         yield Finding(
             "toolkit-arch-unsupported",
             Severity.WARNING,

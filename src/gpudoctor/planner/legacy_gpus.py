@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from gpudoctor.model import Remediation
 from gpudoctor.planner.context import Context, gpu_cc
 
 TYPE_CHECKING = False
@@ -47,3 +48,17 @@ def legacy_gpu(facts: Facts, ctx: Context) -> LegacyGpu | None:
         if cc and arch is not None and arch.last_driver and arch.last_driver_cuda:
             found.append(LegacyGpu(g.name or f"GPU of compute capability {cc}", cc, arch.name, arch.last_driver, arch.last_driver_cuda))
     return min(found, key=lambda x: x.last_driver) if found else None
+
+
+def no_driver_remedy(old: LegacyGpu) -> Remediation:
+    """The one remedy where no driver for the GPU can give the program what it needs (the finding says what: a driver
+    floor, a driver function, a toolkit that no longer targets the GPU): the CPU, or a GPU current drivers support.
+    Nothing is installed; the same words from each finding, so the plan says it once."""
+    said = old.said[0].upper() + old.said[1:]
+    return Remediation(
+        f"{said}: no newer driver exists for it. Nothing installed on this machine makes the {old.name} run a current "
+        "CUDA program: use the program's CPU build here, or a GPU that current drivers support (Maxwell, compute "
+        "capability 5.0, or newer) with a current driver.",
+        (),
+        component="gpu",
+    )

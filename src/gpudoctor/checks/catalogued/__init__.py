@@ -92,6 +92,7 @@ from gpudoctor.checks.catalogued.framework_builds import (
 )
 from gpudoctor.checks.catalogued.gpu_floors import (
     check_app_gpu_too_old,
+    check_driver_function_legacy_gpu,
     check_component_below_min_arch,
     check_other_vendor_gpu_only,
     check_tf_gpu_below_minimum,
@@ -177,6 +178,13 @@ CHECKS = (
     ),
     Check("catalogued-tf-gpu-minimum", "frameworks", ("framework-arch-unsupported",), check_tf_gpu_below_minimum, ("pasted",)),
     Check("catalogued-app-gpu-too-old", "frameworks", ("framework-arch-unsupported",), check_app_gpu_too_old, ("pasted",)),
+    Check(
+        "catalogued-driver-function-legacy-gpu",
+        "gpu",
+        ("framework-arch-unsupported",),
+        check_driver_function_legacy_gpu,
+        ("pasted",),
+    ),
     Check(
         "catalogued-tensorrt-engine",
         "frameworks",
