@@ -68,6 +68,7 @@ from gpudoctor.checks.catalogued.containers import (
 from gpudoctor.checks.catalogued.devices import (
     check_compute_mode_restricted,
     check_cuda_init_unknown,
+    check_fabric_manager,
     check_gpu_memory_error,
     check_mig_mode_pending,
     check_ollama_context_too_large,
@@ -302,6 +303,7 @@ CHECKS = (
         ("pasted",),
     ),
     Check("catalogued-cuda-init-unknown", "driver", ("cuda-init-unknown",), check_cuda_init_unknown, ("pasted",)),
+    Check("catalogued-fabric-manager", "driver", ("fabric-manager-not-running",), check_fabric_manager, ("pasted",)),
     Check("catalogued-compute-mode", "gpu", ("gpu-compute-mode-restricted",), check_compute_mode_restricted, ("pasted",)),
     Check("catalogued-mig-pending", "gpu", ("mig-enabled",), check_mig_mode_pending, ("pasted",)),
     Check("catalogued-nvcc-arch", "toolkit", ("toolkit-arch-unsupported",), check_nvcc_arch, ("pasted",)),
