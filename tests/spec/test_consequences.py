@@ -168,7 +168,10 @@ KNOWN_ALTERNATIVES = (
 # mismatch whose module is newer than its libraries (2: the CUDA compatibility package's libcuda); the rest (under 3).
 # 129 (1 more, h291): OpenMMLab's installer, openmim, installed unpinned before `python -m mim install mmcv==V` (mmcv's
 # own recipe for its prebuilt wheels; mim's version does not change the mmcv it installs).
-UNMODELLED_AT_MOST = 129
+# 133 (4 more, h297): the pasted case wilicc/gpu-burn#92 (fabric-manager-not-running): the fabric manager's systemd
+# service read and started (systemctl: facts record no services), the reporter's own gpu_burn rerun, and a finding judged
+# on CUDA's error 802 alone, which a changed machine would not print again.
+UNMODELLED_AT_MOST = 133
 
 
 def _violations(case: str):

@@ -909,8 +909,13 @@ def image_build(version: str | None) -> bool:
 def _driver_upgrade(facts: Facts, ctx: Context, floor: str) -> Remediation:
     """The driver step: this machine's distribution's driver, then a reboot (on a cluster node, its
     administrator's); in a container, the host's; on Windows, NVIDIA's Windows driver, as an Administrator."""
+    from gpudoctor.planner.legacy_gpus import legacy_gpu, no_driver_remedy
     from gpudoctor.planner.remedy import driver_install_and_reboot, where_run
 
+    old = legacy_gpu(facts, ctx)
+    if old is not None and old.beyond(floor):
+        # No driver for this GPU reaches the floor: an upgrade cannot be made, whatever is installed.
+        return no_driver_remedy(old)
     if facts.platform.container:
         return Remediation(
             f"Upgrade the host's NVIDIA driver to >= {floor}: a container runs on the host's driver (its kernel "

@@ -2224,6 +2224,16 @@ def _masked_devices(facts: Facts) -> list[str]:
     return entries
 
 
+def _decided_cuda_error(x) -> bool:
+    """Whether evidence `x` is a CUDA error whose number decides a cause (parsers/cuda_errors.TABLE: a row with the
+    catalogue entry or the extractor's kind that reads it), read by its number, its name or its string."""
+    from gpudoctor.parsers.cuda_errors import TABLE
+
+    entries = {t.entry for t in TABLE if t.entry}
+    kinds = {t.kind for t in TABLE if t.kind}
+    return x.get("entry") in entries or x.kind in kinds
+
+
 def _failure(e, facts: Facts) -> bool:
     if e.kind in ("nccl-unavailable", "cuda-invalid-device") and program_fault(e, facts):
         return False  # said as the program's (check_reported_program_fault): nothing unexplained
@@ -2258,6 +2268,13 @@ def _failure(e, facts: Facts) -> bool:
         # only the reporter's words, beside their words that nvidia-smi answers in the program's container: the GPU
         # reaches where the program runs, so what it runs on is its own setting (a video stream copied, not encoded:
         # tests/blind/plans10/cases/1040-*), not a fault of the environment to name
+        return False
+    if e.kind == "gpu-unused-said" and any(_decided_cuda_error(x) for x in facts.pasted.errors):
+        # the reporter's words that the GPU is not used, beside a CUDA error whose number or name says why (802 the
+        # system not ready, 35 the driver older than the runtime, 100 no device: parsers/cuda_errors.TABLE's decided
+        # rows): the words tell the same failure, which that error's own entry judges and asks about; read apart,
+        # they would add the generic causes of an unused GPU (a CPU build, a hidden GPU) that the error rules out
+        # (tests/blind/plans21/cases/2118-*: error 802 with "I can't use the GPUs")
         return False
     if e.kind == "gpu-unused-said" and any(
         x.kind != e.kind and not x.kind.endswith("-said") and x.line and x.line in e.line for x in facts.pasted.errors

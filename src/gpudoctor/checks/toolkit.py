@@ -550,6 +550,13 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
         if fix.unchosen and target is not None and target.first_cuda and not target.last_cuda:
             # (with no version chosen, the GPU's own floor is what the text does decide: gpu_arch.toml's first_cuda)
             lead += f" CUDA {target.first_cuda} or newer compiles for compute capability {cc}."
+        remedy = same_major_build(facts, cc, high, fix.remediation(lead))
+        if target is not None and target.last_cuda and not any(ctx.matrix.cuda_can_target(c, cc) for c in ctx.matrix.cuda_versions()):
+            # A GPU no toolkit of the matrix targets (compute capability 1.x, dropped by CUDA 7.0): another toolkit is no fix.
+            from gpudoctor.planner.legacy_gpus import legacy_gpu, no_driver_remedy
+
+            if (old := legacy_gpu(facts, ctx)) is not None:
+                remedy = no_driver_remedy(old)
         yield Finding(
             "toolkit-arch-unsupported",
             Severity.WARNING,
@@ -559,12 +566,7 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"kernels for sm_{cc.replace('.', '')}: 'nvcc fatal: Unsupported gpu architecture' at build time, or "
             "'no kernel image is available for execution on the device' at run time.",
             (ev(f"toolkit:{tk.root}", tk.version), ev(g.source, f"{g.name}: {cc}")),
-            same_major_build(
-                facts,
-                cc,
-                high,
-                fix.remediation(lead),
-            ),
+            remedy,
             target.source if target else (),
         )
 

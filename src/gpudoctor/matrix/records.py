@@ -207,6 +207,10 @@ class Arch(_Cited):
 
     name: str
     ccs: tuple[str, ...]
+    # The last driver branch NVIDIA released for the architecture (a legacy branch: no newer driver drives these GPUs)
+    # and the newest CUDA that branch runs; None while current drivers still support it.
+    last_driver: int | None = None
+    last_driver_cuda: str | None = None
 
 
 @_record

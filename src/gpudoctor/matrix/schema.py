@@ -170,7 +170,7 @@ SCHEMAS: dict[str, dict[str, Table]] = {
     },
     "gpu_arch": {
         "arch": Table(
-            fields=_f(name=("str", REQ), cc=("list:cc", REQ)),
+            fields=_f(name=("str", REQ), cc=("list:cc", REQ), last_driver=("int", OPT), last_driver_cuda=("version", OPT)),
             key=_get("name"),
             sort=lambda r: tuple(int(x) for x in r["cc"][0].split(".")) if r["cc"] else (0,),
             strict=False,
@@ -895,7 +895,17 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
                 ctx.add(label, f"compute capability {c} has no row in the cc table")
             elif cc_arch[c] != r["name"]:
                 ctx.add(label, f"compute capability {c} is '{cc_arch[c]}' in the cc table")
-        archs.append(Arch(name=r["name"], ccs=r["cc"], **cite(r)))
+        if bool(r.get("last_driver")) != bool(r.get("last_driver_cuda")):
+            ctx.add(label, "last_driver and last_driver_cuda go together")
+        archs.append(
+            Arch(
+                name=r["name"],
+                ccs=r["cc"],
+                last_driver=r.get("last_driver"),
+                last_driver_cuda=r.get("last_driver_cuda"),
+                **cite(r),
+            )
+        )
     cc_targets: list[CcTarget] = []
     for label, r in cc_rows:
         if r["arch"] not in arch_names:
@@ -903,6 +913,10 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
         elif listed.get(r["cc"]) != r["arch"]:
             ctx.add(label, f"architecture '{r['arch']}' does not list {r['cc']}")
         for k in ("first_cuda", "last_cuda", "a_first_cuda", "f_first_cuda"):
+            # (a last_cuda before the oldest release the matrix lists: an architecture dropped before it starts, Tesla's
+            # compute capability 1.x, which CUDA 7.0 dropped; every listed release is after it, none can target it)
+            if k == "last_cuda" and r.get(k) and minors and _minor(r[k]) < min(minors):
+                continue
             if r.get(k) and not cuda_known(r[k]):
                 ctx.add(label, f"{k} {r[k]} is not a CUDA release in cuda_driver.toml")
         if r.get("first_cuda") and r.get("last_cuda") and _minor(r["first_cuda"]) > _minor(r["last_cuda"]):

@@ -1020,6 +1020,7 @@ _BUILD_TREE_RUN = re.compile(
 # OpenPose's architecture choice (CUDA_ARCH, CUDA_ARCH_BIN, CUDA_ARCH_PTX: CMU-Perceptual-Computing-Lab/openpose,
 # cmake/Cuda.cmake @43b3b6ca, "Copied from Caffe"). "CUDA_ARCH" matches CMAKE_CUDA_ARCHITECTURES too.
 _CMAKE_CUDA_ENTRIES = "CUDA_ARCH|CUDA_TOOLKIT_ROOT_DIR|CUDA_NVCC_EXECUTABLE|CMAKE_CUDA_COMPILER"
+_CI_WORKSPACE = re.compile(r"/home/runner/work/[\w.-]+/|(?<![\w\\])[A-Za-z]:\\a\\[\w.-]+\\")
 
 
 def _build_cache(facts: Facts) -> str | None:
@@ -1049,9 +1050,23 @@ def _build_tree_asks(facts: Facts, windows: bool) -> list[Ask]:
     is the container's (where the prompt ran)."""
     if not any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):
         return []
-    if not any(e.kind == "no-kernel-image" for e in facts.pasted.errors) or (cache := _build_cache(facts)) is None:
+    if not any(e.kind == "no-kernel-image" for e in facts.pasted.errors):
         return []
     inside = bool(facts.platform.container or where.container_of(facts) or where.image(facts) or where.program_image(facts))
+    nvcc = Ask(Cmd(("nvcc", "--version")), "the CUDA toolkit on PATH, which a rebuild of the program compiles with")
+    if (cache := _build_cache(facts)) is None:
+        # No build tree shown, but the program's own compiled source is (a .cu file, Caffe's CUDA_CHECK): the toolkit
+        # on PATH decides whether a rebuild can compile for the GPU at all (a CUDA older than its architecture cannot:
+        # plans20/2062's RTX 3090 needs 11.1). Not for a prebuilt application named (koboldcpp, llama-box: its
+        # release, not a toolkit, decides), nor in a container, whose toolkit is the image's.
+        from gpudoctor.pasted.cues import COMPILED_SOURCE
+
+        shown = [c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == NO_PYTHON and c.get("means") == COMPILED_SOURCE]
+        # (a source path in a hosted CI runner's workspace, GitHub Actions' /home/runner/work/<repo>/<repo> or
+        # D:\a\<repo>\<repo> (GITHUB_WORKSPACE, docs.github.com "Variables reference"), is a binary the project's CI
+        # built and released, not one built here: koboldcpp's exe in plans20/2031, llama-box in plans20/2049)
+        released = any(_CI_WORKSPACE.search(line) for line in [*shown, *(e.line or "" for e in facts.pasted.errors)])
+        return [nvcc] if shown and not inside and not released else []
     if not (windows or cache[1:2] == ":"):
         read = Cmd(("grep", "-E", _CMAKE_CUDA_ENTRIES, cache), note="inside the container" if inside else "")
     elif where.shell(facts) == "cmd":
@@ -1065,7 +1080,7 @@ def _build_tree_asks(facts: Facts, windows: bool) -> list[Ask]:
             "the GPU architectures the program's build compiled for and the CUDA toolkit it used, as CMake cached them: "
             "the GPU's own architecture missing decides a rebuild for it, a toolkit older than the GPU a newer one",
         ),
-        Ask(Cmd(("nvcc", "--version")), "the CUDA toolkit on PATH, which a rebuild of the program compiles with"),
+        nvcc,
     ]
 
 

@@ -132,8 +132,17 @@ _WIN_SOURCE = LazyPattern(r"(?<![\\\w:/.-])(?:[\w.-]{1,120}\\){1,20}[\w.-]{1,120
 # (and C++ source the report quotes: the standard library's namespace, "std::vector<const char *> keys", and C++11's
 # null pointer, "OrtCUDAProviderOptionsV2 *cuda_options = nullptr;", plans17/1707; "catch (const std::exception& e)",
 # microsoft/onnxruntime#22491: the program is a compiled one, read only where nothing of Python is in the text)
+# (and glog's failed CHECK on a CUDA call, "Check failed: error == cudaSuccess (48 vs. 0)", glog's CHECK_EQ printing
+# the expression and both values: Caffe's CUDA_CHECK, `cudaError_t error = condition; CHECK_EQ(error, cudaSuccess)`,
+# BVLC/caffe include/caffe/util/device_alternate.hpp @1beb9ac4, which OpenPose and the other Caffe forks keep: a C++
+# program's own CUDA call, tests/blind/plans20/cases/2062-* and plans18/1840-*, 1841-*)
+# What the NO_PYTHON cue means where the program's own compiled source shows (not a prebuilt application's name, nor a
+# frozen executable): the program was built from source, by the reporter or the project (pasted.ask's build asks).
+COMPILED_SOURCE = "no Python to ask about (the program is a compiled one)"
 _COMPILED_SAID = re.compile(
-    r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx|cu)\b)|\bstd::[a-z_]\w{0,40}\b|\bnullptr\b", re.IGNORECASE
+    r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx|cu)\b)|\bstd::[a-z_]\w{0,40}\b|\bnullptr\b"
+    r"|\bCheck failed: error == cudaSuccess \(\d{1,4} vs\. 0\)",
+    re.IGNORECASE,
 )
 _PYTHON_SAID = re.compile(
     r"python|\.py\b|\bpip\d?\b|\b(?:ana|mini)?conda\b|Traceback|site-packages|\bimport\s+\w|torch|tensorflow|\bjax"
@@ -1077,7 +1086,7 @@ def read_cues(g: Gathered, text: str) -> None:
         )
     if (m := _COMPILED_SAID.search(text[:1_000_000])) and not _PYTHON_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _COMPILED_SAID.search(x[:MAX_LINE])), m.group(0))
-        _cue(g, NO_PYTHON, "no Python to ask about (the program is a compiled one)", line[:MAX_LINE])
+        _cue(g, NO_PYTHON, COMPILED_SOURCE, line[:MAX_LINE])
     elif m := _FROZEN.search(text[:1_000_000]):
         _cue(g, NO_PYTHON, "no Python to install into (a frozen program: its Python is inside the executable)", m.group(0))
     elif (native := _native_named(text[:1_000_000])) is not None and not _PYTHON_SAID.search(text[:1_000_000]):

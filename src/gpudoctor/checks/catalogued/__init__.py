@@ -68,6 +68,7 @@ from gpudoctor.checks.catalogued.containers import (
 from gpudoctor.checks.catalogued.devices import (
     check_compute_mode_restricted,
     check_cuda_init_unknown,
+    check_fabric_manager,
     check_gpu_memory_error,
     check_mig_mode_pending,
     check_ollama_context_too_large,
@@ -92,6 +93,7 @@ from gpudoctor.checks.catalogued.framework_builds import (
 )
 from gpudoctor.checks.catalogued.gpu_floors import (
     check_app_gpu_too_old,
+    check_driver_function_legacy_gpu,
     check_component_below_min_arch,
     check_other_vendor_gpu_only,
     check_tf_gpu_below_minimum,
@@ -177,6 +179,13 @@ CHECKS = (
     ),
     Check("catalogued-tf-gpu-minimum", "frameworks", ("framework-arch-unsupported",), check_tf_gpu_below_minimum, ("pasted",)),
     Check("catalogued-app-gpu-too-old", "frameworks", ("framework-arch-unsupported",), check_app_gpu_too_old, ("pasted",)),
+    Check(
+        "catalogued-driver-function-legacy-gpu",
+        "gpu",
+        ("framework-arch-unsupported",),
+        check_driver_function_legacy_gpu,
+        ("pasted",),
+    ),
     Check(
         "catalogued-tensorrt-engine",
         "frameworks",
@@ -294,6 +303,7 @@ CHECKS = (
         ("pasted",),
     ),
     Check("catalogued-cuda-init-unknown", "driver", ("cuda-init-unknown",), check_cuda_init_unknown, ("pasted",)),
+    Check("catalogued-fabric-manager", "driver", ("fabric-manager-not-running",), check_fabric_manager, ("pasted",)),
     Check("catalogued-compute-mode", "gpu", ("gpu-compute-mode-restricted",), check_compute_mode_restricted, ("pasted",)),
     Check("catalogued-mig-pending", "gpu", ("mig-enabled",), check_mig_mode_pending, ("pasted",)),
     Check("catalogued-nvcc-arch", "toolkit", ("toolkit-arch-unsupported",), check_nvcc_arch, ("pasted",)),

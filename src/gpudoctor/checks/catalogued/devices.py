@@ -636,3 +636,50 @@ def check_visible_devices_uuid(facts: Facts, ctx: Context) -> Iterable[Finding]:
             component="environment",
         ),
     )
+
+
+def check_fabric_manager(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA's first call answering 802 (cudaErrorSystemNotReady, "system not yet initialized") on Linux where the driver
+    itself answers (its version shown by nvidia-smi or the reporter): the GPUs are driven, but the NVSwitch fabric
+    that connects them is not set up, which on HGX/DGX machines the NVIDIA Fabric Manager service does at boot, and
+    only at exactly the driver's version (NVIDIA Fabric Manager User Guide,
+    https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html: "the Fabric Manager package version
+    must match the driver version", the nvidia-fabricmanager service; pytorch/pytorch#35710 and wilicc/gpu-burn#92:
+    installing and starting it fixed 802). Not decided where no driver is shown (the catalogue's asks then decide),
+    nor in a container or a pod, whose host or operator runs the service, nor on Windows or WSL."""
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.planner.remedy import container_of
+
+    said = _said(facts, "cuda-system-not-ready")
+    # (the driver's own version: a package's name stated for it keeps its release after it, "545.23.08-1.el7.x86_64")
+    shown = re.match(r"\d{3}\.\d{1,3}(?:\.\d{1,3})?", facts.driver.version or "")
+    version = shown.group(0) if shown else None
+    system = (facts.platform.system or "").lower()
+    if not said or not version or facts.platform.wsl or system.startswith("win") or facts.driver.smi_error:
+        return
+    if container_of(facts):
+        return
+    yield Finding(
+        "fabric-manager-not-running",
+        Severity.ERROR,
+        "driver",
+        f"CUDA cannot start: the GPU fabric is not initialised (error 802); the fabric manager of driver {version} is not running",
+        f"CUDA's first call answered cudaErrorSystemNotReady (802) while the driver {version} answers. On a machine whose "
+        "GPUs connect through NVSwitches (HGX and DGX boards: A100, H100, H200, B200, and the V100 HGX-2) CUDA waits for "
+        "the NVIDIA Fabric Manager service to set up that fabric; it is not installed, not running, or of another version "
+        "than the driver (it refuses to start then). Reinstalling the framework, CUDA or the driver changes nothing.",
+        tuple(ev("pasted", e.line) for e in said[:2]) + (ev("pasted", f"driver {version}"),),
+        Remediation(
+            f"Install NVIDIA Fabric Manager of exactly the driver's version, {version} (the nvidia-fabricmanager package of "
+            "that driver branch from NVIDIA's CUDA repository for this distribution, pinned to the same version), then "
+            "enable and start its service and run the program again. `nvidia-smi topo -m` showing NV# links confirms an "
+            "NVSwitch system; on one without NVSwitches, the service's journal says why CUDA is not ready.",
+            (
+                Cmd(("systemctl", "status", "nvidia-fabricmanager", "--no-pager"), note="read-only: missing, stopped or failed"),
+                Cmd(("nvidia-smi", "-q"), pipe=("grep", "-i", "-A2", "fabric"), note="read-only: the GPUs' fabric state"),
+                Cmd(("systemctl", "enable", "--now", "nvidia-fabricmanager"), root=True, note=f"once the {version} package is installed"),
+            ),
+            requires_root=True,
+            component="driver",
+        ),
+    )

@@ -255,3 +255,36 @@ def _gpu_below_library_minimum(facts: Facts, ctx: Context) -> Iterable[Finding]:
             component="gpu",
         ),
     )
+
+
+def check_driver_function_legacy_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A driver-API function missing from the driver (numba's "Driver missing function", cuda-python's "Function ... not
+    found") on a GPU whose last driver is a legacy branch (compat_matrix/gpu_arch.toml arch.last_driver), where no
+    driver for the GPU can have the function: the driver shown is already of that branch, or the branch runs a CUDA
+    older than every release the matrix lists (compute capability 1.x: 340.xx, CUDA 6.5). Then the GPU is too old for
+    the program and no driver, CUDA or package install changes that. On a GPU current drivers support, or a legacy one
+    below its last branch, a newer driver is the way (the catalogue's ask, nvidia-smi, decides)."""
+    from gpudoctor.planner.legacy_gpus import legacy_gpu, no_driver_remedy
+
+    said = _said(facts, "driver-missing-function")
+    old = legacy_gpu(facts, ctx) if said else None
+    if not said or old is None:
+        return
+    listed = ctx.matrix.cuda_versions()
+    head = (facts.driver.version or "").split(".", 1)[0]
+    on_last = head.isdigit() and int(head) >= old.last_driver
+    if not on_last and not (listed and vkey(old.last_cuda) < min(vkey(c) for c in listed)):
+        return
+    e = said[0]
+    function = e.get("function") or "a driver-API function"
+    yield Finding(
+        "framework-arch-unsupported",
+        Severity.ERROR,
+        "gpu",
+        f"the {old.name} is too old for this program: no driver for it has {function}",
+        f"The driver lacks {function}, as the text shows, and {old.said}. A driver exports only the functions of the "
+        "CUDA releases up to its own, and no newer driver drives this GPU, so no driver, CUDA or package install on "
+        "this machine gives the program what it calls.",
+        (ev("pasted", e.line),),
+        no_driver_remedy(old),
+    )
