@@ -116,3 +116,28 @@ def test_a_cuda12_dll_with_only_cuda13_installed_is_a_toolkit_to_install_beside(
     assert isinstance(where, Cmd) and where.argv[:2] == ("where.exe", "/R") and where.argv[-1] == "cublasLt64_*.dll"
     assert isinstance(path_step, PrependPath) and path_step.name == "PATH"
     assert path_step.parts[0].name == "cuda-12-toolkit-folder" and path_step.parts[1] == "\\bin"
+
+
+# --- torch's own DLL failing with error 126: what that DLL links decides, the 2.4.0 libomp regression only fbgemm's ---
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        blind_case("plans21/cases/2172"),  # innnky/so-vits-svc#162, an Anaconda base
+        next(CASES.glob("comfyui-989-*")) / "report.txt",  # Comfy-Org/ComfyUI#989, a user site-packages
+    ],
+)
+def test_caffe2_nvrtc_reads_what_it_links_and_not_the_fbgemm_regression(path: Path):
+    f = _finding(path)
+    assert "2.4.0" not in f.detail and "libomp" not in f.detail
+    assert not any(isinstance(c, Cmd) and "install" in c.argv for c in f.remediation.commands)
+    where = [c for c in f.remediation.commands if isinstance(c, Cmd) and c.argv[0] == "where.exe"]
+    assert [c.argv[1:] for c in where] == [("nvrtc64*.dll", "cudart64*.dll", "nvcuda.dll")]
+
+
+def test_fbgemm_keeps_the_libomp_regression():
+    # (the twin: plans5/411, fbgemm.dll failing with the torch release not shown: the 2.4.0 regression is named)
+    f = _finding(blind_case("plans5/cases/411"))
+    assert "libomp140.x86_64.dll" in f.detail
+    assert not any(isinstance(c, Cmd) and c.argv[0] == "where.exe" for c in f.remediation.commands)

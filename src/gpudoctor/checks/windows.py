@@ -962,6 +962,21 @@ def package_own_dlls(facts: Facts) -> set[str]:
 # torch" fails with error 126 on fbgemm.dll where no Visual Studio install put it on the machine. A regression fixed in
 # 2.4.1, which bundles it (pytorch/pytorch issue 131662, labelled "module: regression", closed with 2.4.1).
 _TORCH_DLL_REGRESSION = {"2.4.0": "2.4.1"}
+_FBGEMM = "fbgemm.dll"
+# What a torch DLL links besides torch's own and the C++ runtime, from torch's build, with the DLLs where.exe reads:
+# caffe2_nvrtc.dll links caffe2::nvrtc, which is CUDA::nvrtc and caffe2::cuda (pytorch/pytorch cmake/public/cuda.cmake
+# @3c678a49), and on MSVC delay-loads the driver's nvcuda.dll, "so we can import torch compiled with cuda on a CPU-only
+# machine" (caffe2/CMakeLists.txt, the caffe2_nvrtc target's -DELAYLOAD:nvcuda.dll). A pip wheel carries the NVRTC and
+# CUDA runtime DLLs in torch\\lib; a conda build takes them from the environment's Library\\bin (threads:
+# innnky/so-vits-svc#162, an Anaconda base; Comfy-Org/ComfyUI#989, a user site-packages).
+_TORCH_DLL_LINKS = {
+    "caffe2_nvrtc.dll": (
+        " caffe2_nvrtc.dll links CUDA's NVRTC and runtime DLLs (nvrtc64_*.dll, cudart64_*.dll: in torch\\lib for a pip "
+        "wheel, in the environment's Library\\bin for a conda build) and loads the driver's nvcuda.dll only when first "
+        "used: a torch\\lib or an environment without them, or a copy of another CUDA found first, is what fails.",
+        ("nvrtc64*.dll", "cudart64*.dll", "nvcuda.dll"),
+    ),
+}
 
 
 def _package_dll(facts: Facts, ctx: Context, dll: str, package: str, line: str) -> Finding:
@@ -970,7 +985,10 @@ def _package_dll(facts: Facts, ctx: Context, dll: str, package: str, line: str) 
 
     torch = facts.frameworks.torch
     version = torch.value.version if isinstance(torch, Found) and package == "torch" else ""
-    fixed = _TORCH_DLL_REGRESSION.get(version.split("+", 1)[0])
+    # (the 2.4.0 regression is fbgemm.dll's own dependency: torch\\lib's DLLs load in name order, so another one failing
+    # is either before fbgemm.dll, never reached, or after it, loaded with its libomp: not that regression)
+    fbgemm = dll.lower() == _FBGEMM
+    fixed = _TORCH_DLL_REGRESSION.get(version.split("+", 1)[0]) if fbgemm else None
     detail = (
         f"The program could not load {dll} or a DLL it needs, as the text shows. {dll} is {package}'s own, in its "
         "installed folder, which the package adds to the DLL search itself: so a dependency of it is what Windows "
@@ -1022,25 +1040,41 @@ def _package_dll(facts: Facts, ctx: Context, dll: str, package: str, line: str) 
         f"{dll}, {package}'s own DLL, could not load: a DLL it needs is missing",
         detail
         + (
-            " With PyTorch the version decides: 2.4.0's Windows wheels did not ship libomp140.x86_64.dll, which "
-            "fbgemm.dll needs (pytorch/pytorch issue 131662; 2.4.1 ships it). Otherwise the release and the DLLs its "
-            "folder holds decide"
+            (
+                " With PyTorch the version decides: 2.4.0's Windows wheels did not ship libomp140.x86_64.dll, which "
+                "fbgemm.dll needs (pytorch/pytorch issue 131662; 2.4.1 ships it). Otherwise the release and the DLLs its "
+                "folder holds decide"
+                if fbgemm
+                else " The release and the DLLs its folder holds decide"
+            )
             + (
                 # torch/__init__.py loads glob(torch\\lib\\*.dll), a folder's listing in name order on NTFS
                 ": torch loaded c10.dll, which needs the Visual C++ runtime, before this one."
                 if dll.lower() > "c10.dll"
                 else ", and the Visual C++ runtime installed."
             )
+            + (_TORCH_DLL_LINKS[dll.lower()][0] if dll.lower() in _TORCH_DLL_LINKS else "")
             if package == "torch"
             else " The package's release and the Visual C++ runtime installed decide which."
         ),
         (ev("pasted", line),),
         Remediation(
             f"Read which {package} release is installed in this environment and which Visual C++ runtime Windows "
-            "holds: "
-            + ("with torch 2.4.0 upgrade it to 2.4.1 from the same index; " if package == "torch" else "")
+            "holds"
+            + (
+                ", and which copies of the DLLs it links PATH finds (where.exe)"
+                if package == "torch" and dll.lower() in _TORCH_DLL_LINKS
+                else ""
+            )
+            + ": "
+            + ("with torch 2.4.0 upgrade it to 2.4.1 from the same index; " if package == "torch" and fbgemm else "")
             + "install the current Microsoft Visual C++ Redistributable (x64) only where it is missing or old.",
-            ask,
+            ask
+            + (
+                (Cmd(("where.exe", *_TORCH_DLL_LINKS[dll.lower()][1]), note=f"the copies of what {dll} links"),)
+                if package == "torch" and dll.lower() in _TORCH_DLL_LINKS
+                else ()
+            ),
             component="torch" if package == "torch" else "environment",
         ),
     )
