@@ -833,7 +833,10 @@ def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_p
 # 44 after h291: its new pasted tensorrt-3061 (libcublas.so.11 missing, the framework's CUDA not shown) and wan2gp-1513
 # (cublasLt64_12.dll missing on Windows, the toolkit's folder not shown) defer their step to the commands that find the
 # library, as every such paste does.
-UNDECIDED = 44
+# 47 after h299: its three new pasted cases defer their step to the reads that decide it: deeplivecam-1063 and
+# pulidflux2-5 (a cuBLAS DLL cuDNN 8 itself could not locate: which cuDNN PATH finds first decides, where.exe) and
+# comfyui-989 (torch's caffe2_nvrtc.dll failing with error 126: the release and the copies of what it links decide).
+UNDECIDED = 47
 
 
 def test_the_steps_that_defer_are_counted():

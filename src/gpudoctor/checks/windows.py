@@ -494,11 +494,25 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if (cupy := _CUPY_TOOLKIT_DLL.search(line)) and cupy.group("dll") == dll:
         yield _cupy_toolkit_dll(dll, cupy.group("major"), line)
         return
+    if (blas := _CUDNN8_LOCATES_CUBLAS.search(line)) and blas.group("dll").lower() == dll.lower():
+        yield _cudnn8_asks_cublas(dll, blas.group("major"), line)
+        return
     # (CUDA_PATH's value, where the text copies it, names the toolkit installed: its bin is the folder)
     said = [
         e.get("cuda") or ""
         for e in _said(facts, "cuda-runtime-said") + _said(facts, "cuda-toolkit-said") + _said(facts, "cuda-path-value")
     ]
+    # (the toolkits the text says are installed, a runtime a program printed aside: none of the DLL's major among them,
+    # and one of another major, is a toolkit of that major to install, not a folder to put on PATH)
+    installed = [
+        e.get("cuda") or ""
+        for e in _said(facts, "cuda-toolkit-said") + _said(facts, "cuda-have-said") + _said(facts, "cuda-path-value")
+    ]
+    if (m := _CUDA_DLL.fullmatch(dll)) and (
+        other := _other_major_only(m.group(1).lstrip("0"), [*installed, *said], installed)
+    ):
+        yield _toolkit_of_major_missing(facts, dll, m.group(1).lstrip("0"), other, line)
+        return
     parts: tuple = ()
     search: tuple[Cmd, ...] = ()
     if m := _CUDA_DLL.fullmatch(dll):
@@ -538,6 +552,61 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
             + keep_path(facts, windows=True),
             (*search, PrependPath("PATH", parts, note=f"the folder that holds {dll}")),
             component="environment",
+        ),
+    )
+
+
+def _other_major_only(major: str, said: list[str], installed: list[str]) -> str:
+    """The CUDA the text says is installed where it names no toolkit of the DLL's major at all ("" otherwise)."""
+    if any(v.split(".")[0] == major for v in said):
+        return ""
+    return next((v for v in installed if v.split(".")[0].isdigit() and v.split(".")[0] != major), "")
+
+
+def _toolkit_of_major_missing(facts: Facts, dll: str, major: str, other: str, line: str) -> Finding:
+    """A program built for CUDA <major> could not load that CUDA's DLL, and the text says the toolkit installed is of
+    another major. Each CUDA toolkit's DLLs carry its major in their names (cublasLt64_12.dll, cublasLt64_13.dll) and
+    NVIDIA's Windows installer puts each version in a folder of its own (...\\CUDA\\v<major.minor>), so no folder on the
+    machine holds the DLL: a toolkit of that major goes beside the other, and its bin on PATH (danielgatis/rembg#783 and
+    deepbeepmeep/Wan2GP#1513: onnxruntime-gpu's CUDA 12 build with only CUDA 13 installed; the Wan2GP reporter installed
+    CUDA 12.8 beside 13 and it ran). A driver runs the libraries of an older CUDA than the newest it supports (NVIDIA's
+    CUDA Compatibility guide, docs.nvidia.com/deploy/cuda-compatibility); a newer one needs a driver that supports it."""
+    from gpudoctor.cmdline import Placeholder, PrependPath
+    from gpudoctor.planner.remedy import keep_path
+
+    older = other.split(".")[0].isdigit() and int(major) < int(other.split(".")[0])
+    return Finding(
+        "windows-dll-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"{dll} is CUDA {major}'s, and the text says CUDA {other} is the toolkit installed",
+        f"The program could not load {dll}, as the text shows: a DLL of CUDA {major}, which the program was built for. "
+        f"The text says the CUDA toolkit installed is {other}, whose DLLs carry its own major in their names, and "
+        "each toolkit version installs into a folder of its own: no folder on this machine holds a CUDA "
+        f"{major} copy, and no PATH change finds one. "
+        + (
+            f"The driver that runs CUDA {other} runs CUDA {major}'s libraries too: it needs no change."
+            if older
+            else f"CUDA {major} needs a driver that supports it (nvidia-smi's 'CUDA Version')."
+        ),
+        (ev("pasted", line),),
+        Remediation(
+            f"Install a CUDA {major}.x toolkit beside CUDA {other} (NVIDIA's installer keeps both, each in its own "
+            f"folder; for a Python program, NVIDIA's CUDA {major} library wheels in its environment do too), then put "
+            f"its bin folder first on PATH in the shell that starts the program, and start it again from there."
+            + keep_path(facts, windows=True),
+            (
+                Cmd(
+                    ("where.exe", "/R", _TOOLKIT_DIR.removesuffix("\\v"), dll.split("64_", 1)[0] + "64_*.dll"),
+                    note="each installed toolkit's copy: the folder names its version",
+                ),
+                PrependPath(
+                    "PATH",
+                    (Placeholder(f"cuda-{major}-toolkit-folder"), "\\bin"),
+                    note=f"after installing CUDA {major}.x: the folder that holds {dll}",
+                ),
+            ),
+            component="toolkit",
         ),
     )
 
@@ -584,6 +653,75 @@ def _cupy_toolkit_dll(dll: str, major: str, line: str) -> Finding:
                 ),
             ),
             component="toolkit",
+        ),
+    )
+
+
+# cuDNN 8's own line where it cannot load the cuBLAS it links lazily on first use: "Could not locate cublasLt64_10.dll.
+# Please make sure it is in your library path!" (the wording cuDNN 8 prints for zlibwapi.dll too: catalogue.toml's
+# cudnn-zlibwapi-not-found; the threads: hacksider/Deep-Live-Cam#1338 and #1063, iFayens/ComfyUI-PuLID-Flux2#5,
+# lightvector/KataGo#751). cuDNN is closed source: the line is read as the threads quote it. The major in the name is the
+# CUDA the loaded cuDNN was built for (cuDNN 8's Windows packages for CUDA 10.2 link cublas64_10.dll and
+# cublasLt64_10.dll, those for CUDA 11.x the _11 names, those for CUDA 12.x the _12 ones).
+_CUDNN8_LOCATES_CUBLAS = LazyPattern(
+    r"Could not locate (?P<dll>cublas(?:Lt)?64_(?P<major>\d{2})\.dll)\. Please make sure it is in your library path"
+)
+# The cuDNN 8 DLLs that link cuBLAS (the main one and its inference sub-libraries: cudnn64_8.dll loads the others), and
+# cuDNN 9's main DLL, whose copy found first says which cuDNN the process loads.
+CUDNN_FIRST_FOUND = ("cudnn64_8.dll", "cudnn_ops_infer64_8.dll", "cudnn_cnn_infer64_8.dll", "cudnn64_9.dll")
+
+
+def cudnn_asks_cublas_where(dll: str, note: bool = True) -> Cmd:
+    """where.exe over the cuDNN DLLs and each CUDA major's copy of a cuBLAS DLL a Windows program could not find: the
+    first cuDNN PATH holds and the majors of the cuBLAS copies name the CUDA each was built for. A cuBLAS DLL asked for by
+    a program built for another CUDA comes from the cuDNN found first (KataGo#751: a CUDA 11.2 build asking for CUDA 10's
+    cublasLt64_10.dll), so where the copies are decides, not where the one asked for is."""
+    stem = dll.split("64_", 1)[0]
+    majors = dict.fromkeys((dll, *(f"{stem}64_{m}.dll" for m in ("11", "12"))))
+    return Cmd(
+        ("where.exe", *CUDNN_FIRST_FOUND, *majors),
+        note=f"which cuDNN PATH finds first, and each CUDA major's {stem} copy: the majors name the CUDA each was built for"
+        if note
+        else "",
+    )
+
+
+def cublas_asked_by_cudnn(facts: Facts) -> set[str]:
+    """The cuBLAS DLLs (lower case) the text shows cuDNN 8 itself could not find: their CUDA major is the cuDNN's, not
+    necessarily the program's, so no toolkit of that major is asked to be installed for them."""
+    return {m.group("dll").lower() for e in facts.pasted.errors if (m := _CUDNN8_LOCATES_CUBLAS.search(e.line))}
+
+
+def _cudnn8_asks_cublas(dll: str, major: str, line: str) -> Finding:
+    """cuDNN 8 printed that it cannot find the cuBLAS of the CUDA it was built for: the cuDNN the process loaded is a
+    build for CUDA <major>. A program built for that CUDA lacks that CUDA's cuBLAS on PATH; a program built for another
+    CUDA (onnxruntime-gpu's, KataGo's, TensorFlow's CUDA 11 and 12 builds) loaded a stray cuDNN of that major found first
+    on PATH (a zip copied into another toolkit's bin, another program's folder). Which one the reads say: installing the
+    CUDA the message names only feeds a stray cuDNN (KataGo#751: CUDA 10 installed, then zlibwapi.dll, then a crash).
+    cuDNN 8's packages for CUDA 10.2 (cuDNN 8.4.0's support matrix, docs.nvidia.com/deeplearning/cudnn/archives/
+    cudnn-840) are the source of the _10 names: no cuDNN 9 and no cuDNN 8.9 is built for CUDA 10."""
+    cuda = major.lstrip("0")
+    return Finding(
+        "windows-dll-missing",
+        Severity.ERROR,
+        "cudnn",
+        f"cuDNN asks for {dll}: the cuDNN this program loaded is a build for CUDA {cuda}",
+        f"'Could not locate {dll}' is cuDNN 8's own line as it loads cuBLAS, which it links from the CUDA it was built "
+        f"for: so the cuDNN the process loaded is a build for CUDA {cuda} (its CUDA 11 and 12 builds ask for "
+        f"{dll.split('64_', 1)[0]}64_11.dll and _12.dll). Where the program is built for CUDA {cuda}, that CUDA's "
+        f"cuBLAS is not on PATH. Where it is built for another CUDA, a stray cuDNN for CUDA {cuda} is found first on "
+        "PATH (a cuDNN zip copied into a CUDA folder or beside another program), and installing "
+        f"CUDA {cuda} only feeds that wrong cuDNN. The driver is not the cause.",
+        (ev("pasted", line),),
+        Remediation(
+            "Read which cuDNN PATH finds first and the CUDA majors of the cuBLAS copies (where.exe), and the CUDA "
+            f"the program is built for. Built for another CUDA than {cuda}: take the folder of that cuDNN off PATH (or "
+            "delete the stray cudnn*64_8.dll copies there) and put the cuDNN built for the program's CUDA in its place "
+            "(with zlibwapi.dll beside it for cuDNN 8.3 to 8.9). Built for CUDA "
+            f"{cuda}: put that CUDA toolkit's bin folder, which holds {dll}, first on PATH. Then start the program "
+            "again from a new window.",
+            (cudnn_asks_cublas_where(dll),),
+            component="environment",
         ),
     )
 
@@ -824,6 +962,21 @@ def package_own_dlls(facts: Facts) -> set[str]:
 # torch" fails with error 126 on fbgemm.dll where no Visual Studio install put it on the machine. A regression fixed in
 # 2.4.1, which bundles it (pytorch/pytorch issue 131662, labelled "module: regression", closed with 2.4.1).
 _TORCH_DLL_REGRESSION = {"2.4.0": "2.4.1"}
+_FBGEMM = "fbgemm.dll"
+# What a torch DLL links besides torch's own and the C++ runtime, from torch's build, with the DLLs where.exe reads:
+# caffe2_nvrtc.dll links caffe2::nvrtc, which is CUDA::nvrtc and caffe2::cuda (pytorch/pytorch cmake/public/cuda.cmake
+# @3c678a49), and on MSVC delay-loads the driver's nvcuda.dll, "so we can import torch compiled with cuda on a CPU-only
+# machine" (caffe2/CMakeLists.txt, the caffe2_nvrtc target's -DELAYLOAD:nvcuda.dll). A pip wheel carries the NVRTC and
+# CUDA runtime DLLs in torch\\lib; a conda build takes them from the environment's Library\\bin (threads:
+# innnky/so-vits-svc#162, an Anaconda base; Comfy-Org/ComfyUI#989, a user site-packages).
+_TORCH_DLL_LINKS = {
+    "caffe2_nvrtc.dll": (
+        " caffe2_nvrtc.dll links CUDA's NVRTC and runtime DLLs (nvrtc64_*.dll, cudart64_*.dll: in torch\\lib for a pip "
+        "wheel, in the environment's Library\\bin for a conda build) and loads the driver's nvcuda.dll only when first "
+        "used: a torch\\lib or an environment without them, or a copy of another CUDA found first, is what fails.",
+        ("nvrtc64*.dll", "cudart64*.dll", "nvcuda.dll"),
+    ),
+}
 
 
 def _package_dll(facts: Facts, ctx: Context, dll: str, package: str, line: str) -> Finding:
@@ -832,7 +985,10 @@ def _package_dll(facts: Facts, ctx: Context, dll: str, package: str, line: str) 
 
     torch = facts.frameworks.torch
     version = torch.value.version if isinstance(torch, Found) and package == "torch" else ""
-    fixed = _TORCH_DLL_REGRESSION.get(version.split("+", 1)[0])
+    # (the 2.4.0 regression is fbgemm.dll's own dependency: torch\\lib's DLLs load in name order, so another one failing
+    # is either before fbgemm.dll, never reached, or after it, loaded with its libomp: not that regression)
+    fbgemm = dll.lower() == _FBGEMM
+    fixed = _TORCH_DLL_REGRESSION.get(version.split("+", 1)[0]) if fbgemm else None
     detail = (
         f"The program could not load {dll} or a DLL it needs, as the text shows. {dll} is {package}'s own, in its "
         "installed folder, which the package adds to the DLL search itself: so a dependency of it is what Windows "
@@ -884,25 +1040,41 @@ def _package_dll(facts: Facts, ctx: Context, dll: str, package: str, line: str) 
         f"{dll}, {package}'s own DLL, could not load: a DLL it needs is missing",
         detail
         + (
-            " With PyTorch the version decides: 2.4.0's Windows wheels did not ship libomp140.x86_64.dll, which "
-            "fbgemm.dll needs (pytorch/pytorch issue 131662; 2.4.1 ships it). Otherwise the release and the DLLs its "
-            "folder holds decide"
+            (
+                " With PyTorch the version decides: 2.4.0's Windows wheels did not ship libomp140.x86_64.dll, which "
+                "fbgemm.dll needs (pytorch/pytorch issue 131662; 2.4.1 ships it). Otherwise the release and the DLLs its "
+                "folder holds decide"
+                if fbgemm
+                else " The release and the DLLs its folder holds decide"
+            )
             + (
                 # torch/__init__.py loads glob(torch\\lib\\*.dll), a folder's listing in name order on NTFS
                 ": torch loaded c10.dll, which needs the Visual C++ runtime, before this one."
                 if dll.lower() > "c10.dll"
                 else ", and the Visual C++ runtime installed."
             )
+            + (_TORCH_DLL_LINKS[dll.lower()][0] if dll.lower() in _TORCH_DLL_LINKS else "")
             if package == "torch"
             else " The package's release and the Visual C++ runtime installed decide which."
         ),
         (ev("pasted", line),),
         Remediation(
             f"Read which {package} release is installed in this environment and which Visual C++ runtime Windows "
-            "holds: "
-            + ("with torch 2.4.0 upgrade it to 2.4.1 from the same index; " if package == "torch" else "")
+            "holds"
+            + (
+                ", and which copies of the DLLs it links PATH finds (where.exe)"
+                if package == "torch" and dll.lower() in _TORCH_DLL_LINKS
+                else ""
+            )
+            + ": "
+            + ("with torch 2.4.0 upgrade it to 2.4.1 from the same index; " if package == "torch" and fbgemm else "")
             + "install the current Microsoft Visual C++ Redistributable (x64) only where it is missing or old.",
-            ask,
+            ask
+            + (
+                (Cmd(("where.exe", *_TORCH_DLL_LINKS[dll.lower()][1]), note=f"the copies of what {dll} links"),)
+                if package == "torch" and dll.lower() in _TORCH_DLL_LINKS
+                else ()
+            ),
             component="torch" if package == "torch" else "environment",
         ),
     )

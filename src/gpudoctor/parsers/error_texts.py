@@ -634,6 +634,15 @@ _HAVE_SAID = _Lazy(
     r"v?(?P<cuda>\d{1,2}\.\d)\b",
     re.IGNORECASE,
 )
+# The same, told other ways: a toolkit named as installed after its version ("on a system with CUDA 13.0 installed",
+# onnxruntime's cublasLt64_12.dll missing in danielgatis/rembg#783), and a major alone in the first person ("it wants
+# cuda 12 but i have cuda 13", deepbeepmeep/Wan2GP#1513): a CUDA of two digits with no minor after it. "with CUDA 11.8"
+# without "installed" is a framework's build ("torch built with CUDA 11.8"), not read.
+_HAVE_SAID_MORE = _Lazy(
+    r"\bwith\s+(?:the\s+)?CUDA(?:\s+Toolkit)?\s+v?(?P<cuda>\d{1,2}\.\d)(?:\.\d{1,3})?\s+(?:already\s+)?installed\b"
+    r"|\b(?:I\s+have|I've\s+got)\s+(?:the\s+)?CUDA(?:\s+Toolkit)?\s+(?:version\s+)?v?(?P<major>\d{2})(?![\d.]|\s*(?:GB|MB))",
+    re.IGNORECASE,
+)
 # Paddle's first GPU log line, "Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.5, Runtime
 # API Version: 11.2" (PaddlePaddle/Paddle, paddle/phi/backends/gpu/gpu_resources.cc @57462fd6): the runtime is the CUDA
 # whose libraries that Paddle loads (cudaRuntimeGetVersion). The compute capability it prints first is the GPU's own
@@ -879,6 +888,9 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("cuda-toolkit-said", line, cuda=m.group("cuda"))
         elif m := scan.search(_HAVE_SAID, number):
             add("cuda-have-said", line, cuda=m.group("cuda"))
+        elif m := scan.search(_HAVE_SAID_MORE, number):
+            # (a major alone: its consumers read the major; none builds a toolkit's folder name from it)
+            add("cuda-have-said", line, cuda=m.group("cuda") or m.group("major"))
         if m := scan.search(_RUNTIME_SAID, number):
             cc = {"capability": m.group("capability")} if m.group("capability") else {}
             add("cuda-runtime-said", line, cuda=m.group("cuda"), **cc)

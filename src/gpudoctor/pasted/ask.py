@@ -923,6 +923,8 @@ def _other_side_last(asks: list[Ask]) -> list[Ask]:
 # ...): NVIDIA's Windows installer puts them in <root>\v<major.minor>\bin, one folder per toolkit installed.
 _TOOLKIT_DLL = re.compile(r"(?:cudart|cublas|cublaslt|cufft|curand|cusolver|cusparse|nvrtc|nvjpeg|npp\w*)64_\w+\.dll", re.I)
 _TOOLKIT_ROOT = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA"
+# cuBLAS's DLLs by CUDA major (cublas64_11.dll, cublasLt64_10.dll): the ones cuDNN loads too.
+_CUBLAS_DLL = re.compile(r"cublas(?:lt)?64_\d{2}\.dll", re.I)
 
 
 def _missing_dll_asks(facts: Facts, findings: list, windows: bool) -> list[Ask]:
@@ -934,7 +936,7 @@ def _missing_dll_asks(facts: Facts, findings: list, windows: bool) -> list[Ask]:
     Commands documentation). The twin of the Linux asks above (ldconfig -p and LD_LIBRARY_PATH). Only beside a finding
     to decide: a DLL a program only warns of and runs without (TensorFlow's dso_loader on a machine with no GPU) is not
     a failure."""
-    from gpudoctor.checks.windows import package_own_dlls
+    from gpudoctor.checks.windows import cublas_asked_by_cudnn, cudnn_asks_cublas_where, package_own_dlls
     from gpudoctor.model import Severity
 
     # (not a package's own DLL, loaded from its folder by its full path: a dependency of it is what is missing)
@@ -942,6 +944,16 @@ def _missing_dll_asks(facts: Facts, findings: list, windows: bool) -> list[Ask]:
     dlls = [m for m in facts.pasted.missing if m.lower().endswith(".dll") and m.lower() not in own][:3]
     if not windows or not dlls or all(f.severity < Severity.WARNING for f in findings):
         return []
+    # (a cuBLAS DLL cuDNN 8 itself could not find names the cuDNN's CUDA, not the program's: which cuDNN is found
+    # first decides, and no toolkit of that major is one to install before it is read; checks.windows cites the line)
+    if cudnn := [d for d in dlls if d.lower() in cublas_asked_by_cudnn(facts)]:
+        return [
+            Ask(
+                cudnn_asks_cublas_where(cudnn[0], note=False),
+                f"which cuDNN Windows finds first, and the CUDA major of each {cudnn[0].split('64_', 1)[0]} copy: cuDNN "
+                f"asked for {cudnn[0]}, so the cuDNN loaded is a build for that CUDA, which the program may not be",
+            )
+        ]
     named = ", ".join(dlls)
     out = [
         Ask(
@@ -1481,6 +1493,7 @@ def _failing_component_asks(facts: Facts, windows: bool, undecided: bool = False
     which folders hold it; for a Python module, its release in the interpreter that failed; for the docker daemon, its
     own view; for a pod, its events and resources. A reporter's sentence (`undecided`: no check found the cause) by
     what it is about: the library it names, the install. What the paste already shows is not asked."""
+    from gpudoctor.checks.windows import cudnn_asks_cublas_where
     from gpudoctor.planner.remedy import python_exe
 
     out: list[Ask] = []
@@ -1612,7 +1625,16 @@ def _failing_component_asks(facts: Facts, windows: bool, undecided: bool = False
             )
         elif kind == "said" and undecided and e.get("subject") == "library" and (lib := e.get("library")):
             # the reporter's sentence names the library that failed: where its copies are decides which one loads
-            if lib.lower().endswith(".dll"):
+            if _CUBLAS_DLL.fullmatch(lib):
+                # a cuBLAS DLL is loaded by the program or by the cuDNN found first, built for the CUDA its major names
+                # (a CUDA 11.2 program told to miss CUDA 10's cublasLt64_10.dll: KataGo#751): the cuDNN copies decide too
+                out.append(
+                    Ask(
+                        cudnn_asks_cublas_where(lib, note=False),
+                        f"which cuDNN Windows finds first, and the CUDA major of each copy of {lib}: Windows loads the first",
+                    )
+                )
+            elif lib.lower().endswith(".dll"):
                 out.append(Ask(Cmd(("where.exe", lib)), f"which folders on PATH hold {lib}: Windows loads the first"))
             elif not windows:
                 stem = lib.split(".so", 1)[0]

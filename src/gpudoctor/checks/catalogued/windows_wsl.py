@@ -337,7 +337,8 @@ def check_cuda_path_folder(facts: Facts, ctx: Context) -> Iterable[Finding]:
         for x in _said(facts, "cuda-toolkit-said") + _said(facts, "cuda-version-said") + _said(facts, "cuda-have-said")
     ]
     toolkit = facts.toolkits.nvcc_on_path_version or ""
-    installed = next((v for v in [toolkit, *stated] if v and v.split(".")[:2] != folder.split(".")[:2]), "")
+    # (a version with its minor: a toolkit's folder is named by both, and a major alone names none)
+    installed = next((v for v in [toolkit, *stated] if "." in v and v.split(".")[:2] != folder.split(".")[:2]), "")
     installed = ".".join(installed.split(".")[:2])
     target = (_WINDOWS_TOOLKIT_ROOT + installed,) if installed else (Placeholder("installed-cuda-toolkit-folder"),)
     yield Finding(
