@@ -262,13 +262,15 @@ def test_after_conda_activate_the_rerun_needs_no_prompt_note():
     assert "tf_daily environment" not in rerun.get("note", "")
 
 
-def test_a_step_made_of_the_asks_says_the_prompt_once():
-    # 1753: the undecided step's commands are the asks (planner.deciders), already noted where they were placed
-    steps = check(blind_case("plans17/cases/1753"))["plan"]["steps"]
-    # (each python3 command of the step says it, once: the TensorFlow probe and the venv's package listing)
-    notes = [c.get("note", "") for s in steps for c in s["commands"] if c.get("argv", [""])[0] == "python3"]
-    assert len(notes) == 2
-    assert set(notes) == {"in the deepspeech-venv environment, where the program ran: activate it first in a new prompt"}
+def test_each_python_command_says_the_prompt_once():
+    # 1753: the asks (the TensorFlow probe and the venv's package listing) and the step's own python3 line (the one that
+    # keeps the library's directory, gpudoctor.checks.library_copy) each say where the program ran, once
+    doc = check(blind_case("plans17/cases/1753"))
+    prompt = "in the deepspeech-venv environment, where the program ran: activate it first in a new prompt"
+    steps = [c.get("note", "") for s in doc["plan"]["steps"] for c in s["commands"] if c.get("argv", [""])[0] == "python3"]
+    asks = [a.get("note", "") for a in doc["pasted"]["ask_for"] if a["argv"][0] == "python3"]
+    assert len(steps) == 1 and len(asks) == 2
+    assert all(n.count(prompt) == 1 and n.endswith(prompt) for n in steps + asks)
 
 
 def test_a_venvs_interpreter_by_its_path_places_its_packages_in_that_venv():

@@ -251,9 +251,10 @@ def test_a_programs_own_cuda11_onnxruntime_gets_cuda11_libraries_not_pips_wheel(
 
 @states("framework-cuda-libs-missing", QUIET)
 def test_onnxruntimes_cuda11_build_is_kept_where_the_driver_stops_at_cuda11():
-    # The driver shown supports CUDA 11.4 only: a CUDA 12 build cannot run there, so no onnxruntime pin is printed.
+    # The driver shown supports CUDA 11.4 only: a CUDA 12 build cannot run there, so no onnxruntime pin is printed (the
+    # step is the look for the CUDA 11 library and its directory's export, gpudoctor.checks.library_copy: no install).
     f = _codes("Driver Version: 470.57.02    CUDA Version: 11.4\n" + ORT_CUDA11)["framework-cuda-libs-missing"]
-    assert "onnxruntime" not in f.title and not _argv(f)
+    assert "onnxruntime" not in f.title and not [a for a in _argv(f) if "install" in a]
 
 
 NVCC = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release {r}, V{v}\n"
@@ -294,7 +295,7 @@ def test_onnxruntimes_cuda12_build_is_the_fix_unless_the_driver_stops_below_cuda
     f = _codes(f"{smi}\n{ORT_CUDA11}")["framework-cuda-libs-missing"]
     assert ("CUDA 11 build" in f.title) is cuda11_build
     expected = [("python3", "-m", "pip", "install", "onnxruntime-gpu==1.23.2")] if cuda11_build else []
-    assert _argv(f) == expected
+    assert [a for a in _argv(f) if "install" in a] == expected
 
 
 @states("cudnn-missing", FIRES)

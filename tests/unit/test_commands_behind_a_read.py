@@ -12,6 +12,7 @@ Pasted text read as `gpudoctor check --from` reads it; the assertions are on com
 
 from __future__ import annotations
 
+from gpudoctor.cmdline import Cmd, PrependPath
 from tests.unit.test_rule_edges_checks_v2 import findings, from_text
 
 
@@ -62,11 +63,13 @@ def test_a_cudnn8_library_of_an_unnamed_program_gets_each_majors_wheels_behind_t
 
 
 def test_a_cudnn9_library_gets_no_cudnn8_wheels():
-    """cuDNN 9's sonames are not cuDNN 8's: the wheels above are not offered for them (the step stays prose, with the
-    report's asks)."""
+    """cuDNN 9's sonames are not cuDNN 8's: the wheels above are not offered for them (the step is the look for a copy
+    of the very soname and the export of its directory, gpudoctor.checks.library_copy, with the report's asks)."""
     facts = from_text("Could not load library libcudnn_ops.so.9. Error: libcudnn_ops.so.9: cannot open shared object file\n")
     (f,) = findings(facts, "cudnn-missing")
-    assert f.remediation.commands == ()
+    assert not any(isinstance(c, Cmd) and "install" in c.argv for c in f.remediation.commands)
+    (path,) = [c for c in f.remediation.commands if isinstance(c, PrependPath)]
+    assert path.parts[0].argv[-2:] == ("libcudnn_ops.so.9", "/")  # type: ignore[union-attr]
     assert f.remediation.alternative is None
 
 

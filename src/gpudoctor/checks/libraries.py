@@ -463,6 +463,14 @@ def _cuda_majors_said(facts: Facts) -> set[int]:
     return {int(m) for m in said if m.isdigit()}
 
 
+def cuda_majors_known(facts: Facts) -> set[int]:
+    """The CUDA majors the text states or shows: its words and fields, the toolkits it shows, PyTorch's build."""
+    from gpudoctor.checks.toolkit import torch_cuda_major
+
+    torch = torch_cuda_major(facts)
+    return _cuda_majors_said(facts) | _shown_cuda_majors(facts) | ({torch} if torch else set())
+
+
 def _ct2_cuda_open(facts: Facts, ctx: Context, cudnn: int) -> bool:
     """CTranslate2's version not shown, and its CUDA major not decided by the cuDNN soname it missed: the matrix has
     builds of several CUDA majors for that cuDNN (3.x: CUDA 11 and 4.0-4.4: CUDA 12 both load cuDNN 8; OpenNMT/

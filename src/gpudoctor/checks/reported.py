@@ -1192,22 +1192,25 @@ def _cudnn_dev_name(facts: Facts, missing: list[str], frameworks: set[str]) -> R
     a major's soname (libcudnn.so.8), which NVIDIA's cudnn wheels hold. That name is the link the cuDNN archive's lib64
     (and the libcudnnN-dev package) holds beside libcudnn.so.N, in a directory the loader is not told of: the look
     finds it, that directory goes first on LD_LIBRARY_PATH, and a missing link is made there."""
-    from gpudoctor.planner.remedy import keep_path, kept, library_dir
+    from gpudoctor.checks.library_copy import look_and_export
+    from gpudoctor.planner.remedy import keep_path, kept
 
     if missing != ["libcudnn.so"] or frameworks & set(_TITLES):
         return None
+    # Where the copy is, the look decides, not the install guide's folder: a cuDNN unpacked elsewhere, or a conda or
+    # pip one, is as likely (opendatalab/PDF-Extract-Kit#77, tests/blind/plans21/cases/2134-*, its reviewer).
     return Remediation(
         "The program opens cuDNN by its development name, libcudnn.so: the link that NVIDIA's cuDNN archive (copied "
         f"into {_CUDNN_ARCHIVE_DIR} by its install guide) and the libcudnnN-dev package hold beside libcudnn.so.N. "
-        "Look where cuDNN is, put that directory first on LD_LIBRARY_PATH, and where the listing shows libcudnn.so.N "
-        "without libcudnn.so, make the link in that directory (sudo ln -s libcudnn.so.N libcudnn.so, N as listed); "
-        "then run the program again." + keep_path(facts),
+        "Look where cuDNN is, put the directory of the first copy found first on LD_LIBRARY_PATH (the line sets "
+        "nothing where none is found), and where the listing shows libcudnn.so.N without libcudnn.so, make the link "
+        "in that directory (ln -s libcudnn.so.N libcudnn.so, N as listed, with sudo outside your own folders); then "
+        "run the program again." + keep_path(facts),
         kept(
             facts,
             (
                 Cmd(("ldconfig", "-p"), pipe=("grep", "libcudnn"), note="the copies the loader's cache knows"),
-                Cmd(("ls", "-l", _CUDNN_ARCHIVE_DIR), pipe=("grep", "libcudnn"), note="libcudnn.so beside libcudnn.so.N?"),
-                library_dir(facts, (_CUDNN_ARCHIVE_DIR,)),
+                *look_and_export(facts, "libcudnn", "libcudnn.so*"),
             ),
         ),
         component="cudnn",
@@ -1221,6 +1224,7 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if not facts.pasted.partial or facts.platform.system.lower().startswith("win") or no_gpu_said(facts) is not None:
         return  # DLL search on Windows: the Windows checks judge it (no GPU said: nothing to load libraries for)
     from gpudoctor.checks.libraries import cudnn8_wheels_by_cuda, explained
+    from gpudoctor.checks.library_copy import found_copy_dir
     from gpudoctor.planner.remedy import shown_library_dir
 
     judged, _ = explained(facts, ctx)  # a library's own build explains them (gpudoctor.checks.libraries)
@@ -1245,6 +1249,13 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             or _toolkit_lib_dir(facts, others)
             or _shown_lib_dir(facts, others)
             or _native_program_lib_dir(facts, others, frameworks)
+            or found_copy_dir(
+                facts,
+                others,
+                "install the CUDA libraries of the framework's CUDA version where it loads them (for pip installs, "
+                "the framework's CUDA extra installs NVIDIA's wheels)",
+                "environment",
+            )
             or Remediation(
                 "Install the CUDA libraries of the framework's CUDA version where it loads them (for pip installs, the "
                 "framework's CUDA extra installs NVIDIA's wheels), or add their directory to LD_LIBRARY_PATH.",
@@ -1263,6 +1274,13 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             shown_library_dir(facts, cudnn, "cudnn")
             or _cudnn_dev_name(facts, cudnn, frameworks)
             or (cudnn8_wheels_by_cuda(facts, ctx, cudnn[0]) if len(cudnn) == 1 and not frameworks else None)
+            or found_copy_dir(
+                facts,
+                cudnn,
+                "install cuDNN of that major for the framework's CUDA where it loads it (NVIDIA's nvidia-cudnn-cuNN "
+                "wheel for pip installs)",
+                "cudnn",
+            )
             or Remediation(
                 "Install cuDNN of that major for the framework's CUDA where it loads it (NVIDIA's nvidia-cudnn-cuNN "
                 "wheel for pip installs), or add its directory to LD_LIBRARY_PATH.",
