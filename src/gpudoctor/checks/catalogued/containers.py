@@ -73,8 +73,8 @@ def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "On the host: configure docker's runtime with the NVIDIA Container Toolkit the text shows installed, "
                 "restart docker."
                 if container_toolkit_shown(facts)
-                else "On the host: install the NVIDIA Container Toolkit from NVIDIA's repository, configure docker's "
-                "runtime with it, restart docker."
+                else "On the host: install the NVIDIA Container Toolkit from NVIDIA's repository unless its hook is "
+                "found installed already, configure docker's runtime with it, restart docker."
             )
             if not windows
             else "Use Docker Desktop's WSL 2 backend with a current NVIDIA Windows driver (it passes the GPU into "
