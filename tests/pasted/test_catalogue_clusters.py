@@ -1173,7 +1173,8 @@ def test_an_unparsable_container_requirement_skips_it_not_the_driver():
     )
     _errors, findings, _asks = _run(pod)
     argvs = _argvs(findings["container-no-gpu"])
-    assert ("kubectl", "set", "env", "<deployment>", "NVIDIA_DISABLE_REQUIRE=true") in argvs
+    # (the workload by KIND/NAME, as kubectl set env takes it: plans21/2150)
+    assert ("kubectl", "set", "env", "deployment/<deployment>", "NVIDIA_DISABLE_REQUIRE=true") in argvs
     assert "driver" not in {f.remediation.component for f in findings.values() if f.remediation}
 
 

@@ -46,6 +46,7 @@ INSTALL_APT = [
 ]
 # A host whose distribution the text does not show: which route, and whether docker is the snap, are asked first.
 ASK_ROUTE = [("cat", "/etc/os-release"), ("snap", "list", "docker")]
+HOOK_READ = ("command", "-v", "nvidia-container-runtime-hook")
 CONFIGURE = [
     ("nvidia-ctk", "runtime", "configure", "--runtime=docker"),
     ("systemctl", "restart", "docker"),
@@ -72,10 +73,11 @@ def test_no_toolkit_shown_installs_it_from_nvidias_repository_before_configuring
     (step,) = [s for s in _plan(report).steps if "container-no-gpu" in s.codes]
     words = [c.words for c in step.commands if isinstance(c, Cmd)]
     # the reporter's own docker run ends it where the text shows it in plain words (127), else the placeholder
-    assert words[:-1] == ASK_ROUTE + INSTALL_APT + CONFIGURE[:-1]
+    # (first, read-only, whether the toolkit's hook is there: dockerd registers its GPU driver only from it)
+    assert words[:-1] == [HOOK_READ] + ASK_ROUTE + INSTALL_APT + CONFIGURE[:-1]
     assert words[-1][:2] == ("docker", "run") and "--gpus" in words[-1]
-    assert step.commands[2].pipe == ("sudo", "gpg", "--dearmor", "-o", "/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg")
-    assert all(c.root for c in step.commands[3:-1]) and not any(c.root for c in step.commands[:2])
+    assert step.commands[3].pipe == ("sudo", "gpg", "--dearmor", "-o", "/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg")
+    assert all(c.root for c in step.commands[4:-1]) and not any(c.root for c in step.commands[:3])
     # The consequence model reads the repository before its package and finds every need met.
     got = consequences(_plan(report), report.facts, report.findings, lambda f: run_checks(f)[0])
     assert [v for v in got.violations if v.kind != "unmodelled"] == []

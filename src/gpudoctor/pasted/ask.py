@@ -1414,6 +1414,8 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
     logged = _logged_services(facts)
     image = where.image(facts)
     linux = (facts.platform.system or "Linux") == "Linux"
+    said = facts.platform.wsl != 2  # (as _container_devices_asks reads it)
+    no_device = any(e.kind in _NO_DEVICE_INSIDE or (said and e.get("code") == "cuda-no-device") for e in facts.pasted.errors)
     out: list[Ask] = []
     for comp in components():
         if comp.id not in named or any(facts.pasted.reported(kind) for kind in comp.unless):
@@ -1447,6 +1449,12 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
         unmanaged = any(c.get("cue") == NO_SERVICE_MANAGER for c in facts.pasted.cues)
         hosted = not contained and facts.pasted.cluster is None and not by_hand and not composed and not unmanaged
         argvs += each("ask_windows") if windows else each("ask_linux") if linux and hosted else []
+        if contained and linux and not windows and not no_device:
+            # a Linux ask that reads the program's own environment (its loader's cache) is the container's too, asked
+            # inside it (where.placed): the libraries the program loads are the image's, not the host's (plans21/2142,
+            # plans19/1921). Not where the container reached no GPU at all: what it was given decides first
+            # (_container_devices_asks), and its libraries' versions nothing yet (plans5/445).
+            argvs += [(a, w) for a, w in each("ask_linux") if where.reads_program(a)]
         if unmanaged and linux and not windows and not contained and not by_hand:
             argvs += each("ask_unmanaged")
         if composed and linux and any(a[:2] == ("docker", "logs") for a in comp.ask_container):
@@ -2401,8 +2409,30 @@ def _catalogue_cmd(facts: Facts, words: Sequence[str | Placeholder]) -> Cmd:
     if "{python}" in words:
         at = list(words).index("{python}")
         inner = where.python_step(facts, *(str(w) for w in words[at + 1 :]))
-        return dataclasses.replace(inner, argv=(*words[:at], *inner.argv), pipe=pipe or inner.pipe)
+        return dataclasses.replace(inner, argv=_env_where_run(words[:at], inner.argv, len(words) - at - 1), pipe=pipe or inner.pipe)
     return Cmd(tuple(words), pipe=pipe)
+
+
+# What runs a command in a container or an image from the host: a variable set before it on the host's command line
+# (`env NCCL_DEBUG=INFO docker exec ...`) is the host client's, never the program's inside (docker exec and run pass
+# the container only what -e names: Docker CLI reference, "docker container exec" and "docker container run", --env).
+_CONTAINER_RUNNERS = frozenset({"docker", "podman", "kubectl", "singularity", "apptainer"})
+
+
+def _env_where_run(before: tuple, argv: tuple, args: int) -> tuple:
+    """A catalogue ask's words before its interpreter (`env VAR=value`) joined to the interpreter's command `argv`
+    (whose last `args` words follow the interpreter): in front of it on the host; where `argv` runs the interpreter in
+    a container (`docker exec NAME python3 ...`), just before the interpreter, inside; for an image run (`docker run
+    ... --entrypoint python3 IMAGE ...`), as its -e options."""
+    if not before or str(argv[0]) not in _CONTAINER_RUNNERS:
+        return (*before, *argv)
+    variables = [str(w) for w in before[1:]]
+    if argv[1:2] == ("run",):
+        if str(before[0]) == "env" and variables and all("=" in v for v in variables):
+            return (argv[0], "run", *(w for v in variables for w in ("-e", v)), *argv[2:])
+        return (*before, *argv)
+    interpreter = len(argv) - args - 1
+    return (*argv[:interpreter], *before, *argv[interpreter:]) if interpreter > 0 else (*before, *argv)
 
 
 def not_in_plan(asks: Sequence[Ask], plan: Any) -> list[Ask]:

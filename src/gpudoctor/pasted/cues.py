@@ -400,6 +400,10 @@ _CONTAINER_SAID = re.compile(
     r"(?:(?:the|a|an|all|my|our|this|that|these|those|existing|old|running|same|its|each|every|own|one|two|both|separate)\s+){0,3}"
     r"(?:nvidia-)?(?:docker\s+)?(?:containers?|docker|pods?)\b(?!\s*(?:image|file|hub|registry|desktop)s?\b)"
     r"|\b(?:docker|kubectl)\s+exec\b|\bcri-containerd-[0-9a-f]{12}|\bkubepods\b"
+    # "When I enter the container cli and input nvidia-smi" (plans21/2111): what is typed after entering a container
+    # runs in it, as "进入docker内部" says in Chinese (xinnan-tech/xiaozhi-esp32-server#1166, tests/pasted)
+    r"|\benter(?:ed|ing)?\s+(?:into\s+)?(?:the|a|my|this|that|our)\s+(?:docker\s+|running\s+)?containers?\b"
+    r"(?!\s*(?:toolkit|runtime|image|file|registry|hub|engine|name|id)s?\b)"
     # "run the model via docker image": what runs through docker runs in its container
     r"|\bvia\s+(?:a\s+|the\s+)?docker\b"
     # "I deployed ollama with docker", "running the server using docker": a program deployed or run with docker runs in
@@ -414,8 +418,11 @@ _CONTAINER_SAID = re.compile(
     # "I am using a docker image generated from dustynv/jetson-inference:r32.7.1": the program runs in a container of
     # the image the reporter says they use (an image they only build, pull or push says nothing of where it runs)
     r"|\b(?:I|I'm|we|we're)\s+(?:am\s+|are\s+)?(?:using|use|run(?:ning)?)\s+(?:a|an|the|my|our|this)\s+docker\s+images?\b"
-    # the same in Chinese: "docker容器内" (inside the docker container), "进入容器后" (after entering the container)
+    # the same in Chinese: "docker容器内" (inside the docker container), "进入容器后" (after entering the container), and
+    # "在docker中" / "官方docker里" (in docker, in the official docker: plans21/2142, plans19/1921), not "docker中文"
+    # (Docker in Chinese: a document's language)
     r"|(?:docker\s*)?\u5bb9\u5668(?:\u5185|\u4e2d|\u91cc)|\u8fdb\u5165(?:docker\s*)?\u5bb9\u5668"
+    r"|docker\s*(?:\u4e2d|\u91cc|\u5185)(?!\u6587)"
     # the scheduler's event for a pod it placed ("Successfully assigned ix-app/app-664bdc6cff-g5d9b to node1":
     # kubernetes/kubernetes pkg/scheduler/schedule_one.go @4a37f009, "Successfully assigned %v/%v to %v"): a pod's events
     r"|\bSuccessfully assigned [a-z0-9][a-z0-9.-]{0,62}/[a-z0-9][a-z0-9.-]{0,252} to \S"

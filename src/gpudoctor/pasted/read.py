@@ -34,6 +34,7 @@ from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.catalogue import match as catalogue_match
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
 from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, output_only, unspace
+from gpudoctor.pasted.composed import read_compose_ran
 from gpudoctor.pasted.cues import linux_side_in_wsl, read_cues, without_ollama_search, without_unanswered
 from gpudoctor.pasted.distro_traces import agreed, names_a_distribution, read_traces
 from gpudoctor.pasted.failing import read_failing_command
@@ -153,6 +154,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         read_cues(g, plain)
         read_failing_command(g, plain)
         read_workloads(g, lines)
+        read_compose_ran(g, plain)  # (after the specs and logs: their service is the more precise place)
     _unrecognised_failures(g, outputs)
     _plugin_present(g, sources)
     _from_errors(g)

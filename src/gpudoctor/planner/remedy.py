@@ -673,13 +673,24 @@ def container_toolkit_install(facts: Facts) -> tuple[Cmd, ...]:
     )
 
 
+# dockerd registers its "nvidia" GPU device driver when it starts, and only where it finds the toolkit's hook on its PATH
+# (moby/moby daemon/nvidia_linux.go @5c487368: init() returns early when exec.LookPath("nvidia-container-runtime-hook")
+# fails), which is what 'could not select device driver "" with capabilities: [[gpu]]' answers. The hook found says the
+# toolkit is installed (its install is skipped: a restart after configuring registers it); none, that it is not, or was
+# removed where --gpus used to work (plans20/2068; plans11/1141: the toolkit installed, docker not restarted).
+_HOOK_READ = Cmd(
+    ("command", "-v", "nvidia-container-runtime-hook"),
+    note="read-only: a path printed means the toolkit is installed: skip its install below, configure and restart docker",
+)
+
+
 def docker_runtime_setup(facts: Facts) -> tuple[Cmd, ...]:
     """The host's commands where `--gpus` fails with 'could not select device driver': install the NVIDIA Container
     Toolkit unless the evidence shows it installed, register its runtime with docker, restart the daemon, start the
     container with the GPU."""
     shown = container_toolkit_shown(facts)
     return (
-        *(() if shown else container_toolkit_install(facts)),
+        *(() if shown else (_HOOK_READ, *container_toolkit_install(facts))),
         Cmd(
             ("nvidia-ctk", "runtime", "configure", "--runtime=docker"),
             root=True,

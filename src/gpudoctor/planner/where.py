@@ -149,6 +149,16 @@ _PROGRAM_SIDE = frozenset({"printenv", "ldconfig", "ldd"})
 # The folder of the cuda-compat package (the forward-compatibility libcuda CUDA images carry): what the program's loader
 # may pick up, so a listing of it is the image's, never the host's (h231: an `ls` of it asked on the host says nothing).
 _PROGRAM_FOLDERS = ("/usr/local/cuda/compat",)
+# The shared memory a container is given (its own /dev/shm tmpfs, 64 MB unless run with --shm-size or ipc: host: Docker
+# CLI reference, "docker container run", --shm-size; a pod's, an emptyDir of medium Memory): its size is read inside,
+# and the host's says nothing of it (blind set 20's plans20/2075: the container's /dev/shm decides NCCL's transport).
+_PROGRAM_MOUNTS = ("/dev/shm",)
+def reads_program(argv: tuple | list) -> bool:
+    """Whether a command reads the program's own environment (_PROGRAM_SIDE: its variables, its loader), which inside a
+    container is the container's."""
+    return bool(argv) and str(argv[0]) in _PROGRAM_SIDE
+
+
 # The loader reads of NVIDIA's container runtime hook, which runs on the host (nvidia-container-cli reads the host's
 # ldconfig cache to find the driver's libraries it mounts; nvidia-docker 1's wrapper the host's driver volume;
 # Apptainer's --nv the host's cache, by its etc/nvliblist.conf): there the host's loader is the one asked.
@@ -165,6 +175,7 @@ def placed(facts: Facts, cmd: Cmd) -> Cmd:
     read where the failure is the container runtime's hook (it runs on the host)."""
     program = str(cmd.argv[0])
     listing = program == "ls" and any(str(a).startswith(_PROGRAM_FOLDERS) for a in cmd.argv[1:])
+    listing = listing or (program == "df" and any(str(a).startswith(_PROGRAM_MOUNTS) for a in cmd.argv[1:]))
     if cmd.note or (program not in _PROGRAM_SIDE and not listing):
         return cmd
     if program in _HOST_LOADER and any(w in e.line for e in facts.pasted.errors for w in _HOOKS):

@@ -73,8 +73,8 @@ def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "On the host: configure docker's runtime with the NVIDIA Container Toolkit the text shows installed, "
                 "restart docker."
                 if container_toolkit_shown(facts)
-                else "On the host: install the NVIDIA Container Toolkit from NVIDIA's repository, configure docker's "
-                "runtime with it, restart docker."
+                else "On the host: install the NVIDIA Container Toolkit from NVIDIA's repository unless its hook is "
+                "found installed already, configure docker's runtime with it, restart docker."
             )
             if not windows
             else "Use Docker Desktop's WSL 2 backend with a current NVIDIA Windows driver (it passes the GPU into "
@@ -1326,10 +1326,16 @@ def check_container_require_invalid(facts: Facts, ctx: Context) -> Iterable[Find
         return
     pod = container_of(facts) == "kubernetes"
     if pod:
-        target = Placeholder("deployment")
-        skip = Cmd(("kubectl", "set", "env", target, "NVIDIA_DISABLE_REQUIRE=true"), note="the workload's pods restart with it")
-        cpu = Cmd(("kubectl", "set", "env", target, "NVIDIA_VISIBLE_DEVICES=void"), note="a workload that needs no GPU")
-        check = Cmd(("kubectl", "rollout", "status", target))
+        # the workload's pod template, in its namespace, as every pod-environment fix writes it (checks.workloads:
+        # `kubectl set env` takes KIND/NAME, a bare name being read as a file or a kind: plans21/2150's reviewer)
+        from gpudoctor.checks.workloads import env_in_pod_template, pod_template
+
+        in_ns, _, workload = pod_template(facts)
+        recreated = "the workload's pods are recreated with it"
+        skip, check = env_in_pod_template(in_ns, workload, "NVIDIA_DISABLE_REQUIRE=true", note="", recreated=recreated)
+        cpu, _ = env_in_pod_template(
+            in_ns, workload, "NVIDIA_VISIBLE_DEVICES=void", note="a workload that needs no GPU", recreated=recreated
+        )
     else:
         # (the image as a placeholder: a paste that quotes a working `docker run` beside the failing one, the usual
         # "nvidia/cuda ... nvidia-smi works", must not have its working image taken for the refused one)
