@@ -40,8 +40,7 @@ def test_a_driver_function_missing_on_a_gpu_of_the_oldest_branch_is_the_gpu_too_
         # a Maxwell GPU: current drivers drive it, so a newer driver is the way (nvidia-smi decides)
         "numba.cuda.cudadrv.error.CudaDriverError: Driver missing function: cuDeviceGetUuid\nGPU: GeForce GTX 750 Ti\n",
         # a Kepler GPU on a driver below its last branch (470.xx): that branch may still have the function
-        "numba.cuda.cudadrv.error.CudaDriverError: Driver missing function: cuDeviceGetUuid\n"
-        "Tesla K80, driver 390.116\n",
+        "numba.cuda.cudadrv.error.CudaDriverError: Driver missing function: cuDeviceGetUuid\nTesla K80, driver 390.116\n",
     ],
 )
 def test_a_driver_that_a_newer_one_of_the_gpu_can_replace_is_not_the_gpu_too_old(text):

@@ -23,7 +23,7 @@ def _found(text: str) -> list:
     "error",
     [
         "RuntimeError: CUDA error: system not yet initialized\n",
-        "CUDA error at bandwidthTest.cu:256 code=802(cudaErrorSystemNotReady) \"cudaSetDevice(currentDevice)\"\n",
+        'CUDA error at bandwidthTest.cu:256 code=802(cudaErrorSystemNotReady) "cudaSetDevice(currentDevice)"\n',
     ],
 )
 @states("fabric-manager-not-running", FIRES)

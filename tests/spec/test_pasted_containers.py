@@ -275,7 +275,11 @@ def test_the_toolkit_setup_ends_with_the_reporters_own_run_and_asks_the_distribu
     f = _codes(_plans2("127"))["container-no-gpu"]  # NVIDIA/nvidia-docker#1642
     argv = _argv(f.remediation)
     # (first the read that says whether the toolkit is there at all: dockerd registers its GPU driver from its hook)
-    assert argv[:3] == [("command", "-v", "nvidia-container-runtime-hook"), ("cat", "/etc/os-release"), ("snap", "list", "docker")]
+    assert argv[:3] == [
+        ("command", "-v", "nvidia-container-runtime-hook"),
+        ("cat", "/etc/os-release"),
+        ("snap", "list", "docker"),
+    ]
     # (its nvidia/cuda:11.0-base is a tag NVIDIA took down: the same check runs on the toolkit's sample image, ubuntu)
     assert argv[-1] == ("docker", "run", "--rm", "--gpus", "all", "ubuntu", "nvidia-smi")
     # a run line with the shell's own syntax is not given back

@@ -74,10 +74,29 @@ def test_a_variable_for_a_pods_interpreter_is_set_inside_the_pod():
 
     argv = ("kubectl", "exec", "p", "--", "python3", "-c", "x")
     assert _env_where_run(("env", "NCCL_DEBUG=INFO"), argv, 2) == (
-        "kubectl", "exec", "p", "--", "env", "NCCL_DEBUG=INFO", "python3", "-c", "x",
+        "kubectl",
+        "exec",
+        "p",
+        "--",
+        "env",
+        "NCCL_DEBUG=INFO",
+        "python3",
+        "-c",
+        "x",
     )
     image = ("docker", "run", "--rm", "--entrypoint", "python3", "img", "-c", "x")
-    assert _env_where_run(("env", "A=1"), image, 2) == ("docker", "run", "-e", "A=1", "--rm", "--entrypoint", "python3", "img", "-c", "x")
+    assert _env_where_run(("env", "A=1"), image, 2) == (
+        "docker",
+        "run",
+        "-e",
+        "A=1",
+        "--rm",
+        "--entrypoint",
+        "python3",
+        "img",
+        "-c",
+        "x",
+    )
     # on the host the words stay in front
     assert _env_where_run(("env", "A=1"), ("python3", "-c", "x"), 2) == ("env", "A=1", "python3", "-c", "x")
 
@@ -109,7 +128,10 @@ def test_entering_the_container_places_what_follows_in_it():
     assert (("docker", "run", "--rm", "--gpus", "all", "ubuntu", "nvidia-smi"), "on the host") in asks
     assert _cues(_report("进入docker内部，发现torch 的cuda.is_available() 为false。\n"), CONTAINER_SAID)
     # a container's toolkit entered in a form is no place
-    assert not _cues(_report("I entered the container toolkit version in the form.\nRuntimeError: No CUDA GPUs are available\n"), CONTAINER_SAID)
+    assert not _cues(
+        _report("I entered the container toolkit version in the form.\nRuntimeError: No CUDA GPUs are available\n"),
+        CONTAINER_SAID,
+    )
 
 
 def test_dalis_video_reader_asks_for_the_video_capability():

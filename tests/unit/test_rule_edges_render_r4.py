@@ -1724,8 +1724,7 @@ def test_the_text_view_in_ascii_of_a_container_started_without_gpus():
         "     or instead (container runtime on the host, for container-no-gpu): Only if `docker run --gpus",
         "       all` fails with 'could not select device driver': install the NVIDIA container toolkit on the",
         "       host and register it with docker; restarting docker stops every container on the host.",
-        "       # read-only: a path printed means the toolkit is installed: skip its install below, configure and "
-        "restart docker",
+        "       # read-only: a path printed means the toolkit is installed: skip its install below, configure and restart docker",
         "       command -v nvidia-container-runtime-hook",
         "       # the host's distribution decides the route: the apt route below is Ubuntu's and Debian's, RHEL, Fedora "
         "and SUSE take dnf or zypper from NVIDIA's install guide",

@@ -551,7 +551,11 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
             # (with no version chosen, the GPU's own floor is what the text does decide: gpu_arch.toml's first_cuda)
             lead += f" CUDA {target.first_cuda} or newer compiles for compute capability {cc}."
         remedy = same_major_build(facts, cc, high, fix.remediation(lead))
-        if target is not None and target.last_cuda and not any(ctx.matrix.cuda_can_target(c, cc) for c in ctx.matrix.cuda_versions()):
+        if (
+            target is not None
+            and target.last_cuda
+            and not any(ctx.matrix.cuda_can_target(c, cc) for c in ctx.matrix.cuda_versions())
+        ):
             # A GPU no toolkit of the matrix targets (compute capability 1.x, dropped by CUDA 7.0): another toolkit is no fix.
             from gpudoctor.planner.legacy_gpus import legacy_gpu, no_driver_remedy
 

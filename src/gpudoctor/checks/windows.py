@@ -508,9 +508,7 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
         e.get("cuda") or ""
         for e in _said(facts, "cuda-toolkit-said") + _said(facts, "cuda-have-said") + _said(facts, "cuda-path-value")
     ]
-    if (m := _CUDA_DLL.fullmatch(dll)) and (
-        other := _other_major_only(m.group(1).lstrip("0"), [*installed, *said], installed)
-    ):
+    if (m := _CUDA_DLL.fullmatch(dll)) and (other := _other_major_only(m.group(1).lstrip("0"), [*installed, *said], installed)):
         yield _toolkit_of_major_missing(facts, dll, m.group(1).lstrip("0"), other, line)
         return
     parts: tuple = ()

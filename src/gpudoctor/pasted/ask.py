@@ -1073,7 +1073,9 @@ def _build_tree_asks(facts: Facts, windows: bool) -> list[Ask]:
         # release, not a toolkit, decides), nor in a container, whose toolkit is the image's.
         from gpudoctor.pasted.cues import COMPILED_SOURCE
 
-        shown = [c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == NO_PYTHON and c.get("means") == COMPILED_SOURCE]
+        shown = [
+            c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == NO_PYTHON and c.get("means") == COMPILED_SOURCE
+        ]
         # (a source path in a hosted CI runner's workspace, GitHub Actions' /home/runner/work/<repo>/<repo> or
         # D:\a\<repo>\<repo> (GITHUB_WORKSPACE, docs.github.com "Variables reference"), is a binary the project's CI
         # built and released, not one built here: koboldcpp's exe in plans20/2031, llama-box in plans20/2049)
@@ -2409,7 +2411,9 @@ def _catalogue_cmd(facts: Facts, words: Sequence[str | Placeholder]) -> Cmd:
     if "{python}" in words:
         at = list(words).index("{python}")
         inner = where.python_step(facts, *(str(w) for w in words[at + 1 :]))
-        return dataclasses.replace(inner, argv=_env_where_run(words[:at], inner.argv, len(words) - at - 1), pipe=pipe or inner.pipe)
+        return dataclasses.replace(
+            inner, argv=_env_where_run(words[:at], inner.argv, len(words) - at - 1), pipe=pipe or inner.pipe
+        )
     return Cmd(tuple(words), pipe=pipe)
 
 

@@ -52,4 +52,6 @@ def read_compose_ran(g: Gathered, text: str) -> None:
         started = next((x.strip() for x in head.splitlines() if m.group(0) in x), m.group(0))
     if started is None or _NOT_STARTED.search(head):
         return
-    g.cues.append({"cue": CUE, "means": "run inside a docker container (a docker compose project it started)", "line": started[:_MAX_LINE]})
+    g.cues.append(
+        {"cue": CUE, "means": "run inside a docker container (a docker compose project it started)", "line": started[:_MAX_LINE]}
+    )

@@ -46,7 +46,9 @@ def legacy_gpu(facts: Facts, ctx: Context) -> LegacyGpu | None:
         cc = gpu_cc(g, ctx)
         arch = ctx.matrix.arch(cc) if cc else None
         if cc and arch is not None and arch.last_driver and arch.last_driver_cuda:
-            found.append(LegacyGpu(g.name or f"GPU of compute capability {cc}", cc, arch.name, arch.last_driver, arch.last_driver_cuda))
+            found.append(
+                LegacyGpu(g.name or f"GPU of compute capability {cc}", cc, arch.name, arch.last_driver, arch.last_driver_cuda)
+            )
     return min(found, key=lambda x: x.last_driver) if found else None
 
 

@@ -153,6 +153,8 @@ _PROGRAM_FOLDERS = ("/usr/local/cuda/compat",)
 # CLI reference, "docker container run", --shm-size; a pod's, an emptyDir of medium Memory): its size is read inside,
 # and the host's says nothing of it (blind set 20's plans20/2075: the container's /dev/shm decides NCCL's transport).
 _PROGRAM_MOUNTS = ("/dev/shm",)
+
+
 def reads_program(argv: tuple | list) -> bool:
     """Whether a command reads the program's own environment (_PROGRAM_SIDE: its variables, its loader), which inside a
     container is the container's."""

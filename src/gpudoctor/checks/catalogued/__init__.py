@@ -93,8 +93,8 @@ from gpudoctor.checks.catalogued.framework_builds import (
 )
 from gpudoctor.checks.catalogued.gpu_floors import (
     check_app_gpu_too_old,
-    check_driver_function_legacy_gpu,
     check_component_below_min_arch,
+    check_driver_function_legacy_gpu,
     check_other_vendor_gpu_only,
     check_tf_gpu_below_minimum,
     check_triton_gpu_too_old,

@@ -677,7 +677,11 @@ def check_fabric_manager(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (
                 Cmd(("systemctl", "status", "nvidia-fabricmanager", "--no-pager"), note="read-only: missing, stopped or failed"),
                 Cmd(("nvidia-smi", "-q"), pipe=("grep", "-i", "-A2", "fabric"), note="read-only: the GPUs' fabric state"),
-                Cmd(("systemctl", "enable", "--now", "nvidia-fabricmanager"), root=True, note=f"once the {version} package is installed"),
+                Cmd(
+                    ("systemctl", "enable", "--now", "nvidia-fabricmanager"),
+                    root=True,
+                    note=f"once the {version} package is installed",
+                ),
             ),
             requires_root=True,
             component="driver",
