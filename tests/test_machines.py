@@ -240,6 +240,9 @@ def test_every_finding_code_is_emitted_by_some_machine():
         # NCCL's InfiniBand registration refused under a locked-memory limit the paste shows (ulimit -l): a job's log and
         # a shell's answer, pasted text only (a snapshot records no job's log); tests/spec/test_nccl_memlock.py states it
         "nccl-memlock-too-low",
+        # NCCL's InfiniBand transport finding no device inside the ranks' container: a job's log beside its launch, pasted
+        # text only (a snapshot records no job's log); tests/spec/test_nccl_ib_container.py states it on two real threads
+        "nccl-ib-not-in-container",
         # a TensorRT engine refused where it was not built: the program's log, pasted text only (a snapshot runs no
         # program); tests/spec/test_tensorrt_engine.py states it on the catalogue's real examples
         "tensorrt-engine-not-portable",

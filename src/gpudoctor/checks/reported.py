@@ -2085,6 +2085,7 @@ _DESCRIPTIVE = frozenset(
         "nccl-version-said",  # NCCL's INFO line of its release (gpudoctor.checks.catalogued.windows_wsl)
         "nccl-channels-net",  # NCCL's INFO lines of its channels: over the network, or within one machine
         "nccl-channels-local",
+        "nccl-ib-no-device",  # NCCL's INFO line of no verbs device: judged only beside a container (checks.catalogued.clusters)
         "nccl-plugin-absent",  # NCCL's INFO line that no external network plugin is installed: its own transports run
         "cdi-devices-listed",  # nvidia-ctk cdi list's count: what the host's CDI specs define (checks.catalogued.containers)
         "xid-application",  # an Xid of the catalog's application bucket: the program's fault, the GPU healthy (catalogue.toml)

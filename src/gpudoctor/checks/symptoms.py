@@ -366,6 +366,7 @@ _NCCL_AT_WORK = (
     "nccl-interfaces-said",
     "nccl-channels-net",
     "nccl-channels-local",
+    "nccl-ib-no-device",
     "nccl-plugin-absent",
     "nccl-variable-said",
 )

@@ -250,6 +250,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "nccl-init-complete": "NCCL's INFO line of a communicator that finished its initialisation (its ranks connected)",
     "nccl-version-said": "NCCL's INFO line of the release a program loaded and the CUDA it was built for",
     "nccl-channels-net": "NCCL's INFO line of a channel between machines, over its network transport",
+    "nccl-ib-no-device": "NCCL's INFO line that its InfiniBand/RoCE transport found no device where the process runs",
     "nccl-channels-local": "NCCL's INFO line of a channel between GPUs of one machine (P2P or shared memory)",
     "nccl-error": "an NCCL call of PyTorch's distributed process group failed (c10d's 'NCCL error in: <file>:<line>, <text>')",
     "ranks-on-hosts": "the ranks of a distributed job run on two or more hosts (their addresses, or the reporter's words)",

@@ -615,6 +615,12 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # (a message's own probe stays: what the process's torch sees of the GPUs is the device's side, asked there)
         own = _catalogue_asks(facts)
         out = [a for a in out if not _reads_build(a.command) or a in own]
+    if "nccl-ib-not-in-container" in codes:
+        # NCCL found no InfiniBand device inside the ranks' container (gpudoctor.checks.catalogued.clusters): the ranks
+        # reached NCCL on their GPUs, so the driver, the framework's build, the job's GPUs and /dev/shm decide nothing of
+        # it (reviewers of plans22 2202/2208: those asks were off the point); the finding's steps read the devices.
+        own = _catalogue_asks(facts)
+        out = [a for a in out if a in own]
     if _installer_failures_only(facts):
         # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
         # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.

@@ -357,3 +357,116 @@ def check_pyxis_container_without_driver(facts: Facts, ctx: Context) -> Iterable
             where="the cluster's login node",
         ),
     )
+
+
+# NCCL's log prefix ("host:pid:tid [dev] NCCL INFO ..."): a line without it is the reporter quoting NCCL's words as
+# the problem (an issue's title, "I get an error saying ..."), not a log that prints it on every host without RDMA.
+_NCCL_LOG_PREFIX = LazyPattern(r"\S+:\d+:\d+ \[\d+\] NCCL INFO")
+# An environment module that puts a container runtime on a cluster node's PATH (Lmod/Environment Modules' `module
+# load`): the job's program runs in a container that runtime starts (tests/blind/plans22/cases/2202-*: `module load
+# docker`; tests/blind/plans13/cases/1352-*: `module load singularity`).
+_CONTAINER_MODULE = LazyPattern(
+    r"^\s*module\s+(?:load|add)\s+(?:\S+\s+){0,8}?(?P<runtime>docker|podman|singularity|apptainer|enroot|charliecloud)\b",
+    re.IGNORECASE,
+)
+# The options that give a docker container the hosts' RDMA devices: the verbs device nodes (docker's --device), the
+# capability to pin memory (CAP_IPC_LOCK: mlock, docker's --cap-add) and an unlimited locked-memory limit (NCCL's
+# troubleshooting guide, "Docker": --ulimit memlock=-1; docs.nvidia.com/deeplearning/nccl/user-guide/docs/
+# troubleshooting/runtime_and_mpi_issues.html).
+_RDMA_DOCKER_OPTIONS = ("--device=/dev/infiniband", "--cap-add=IPC_LOCK", "--ulimit", "memlock=-1")
+
+
+def _ib_expected(facts: Facts, no_device: list) -> bool:
+    """Whether the text expects InfiniBand where NCCL found none: the ranks ran with NCCL_IB_DISABLE=0 (asked for
+    it), or the reporter quotes NCCL's 'No device found' as the problem, outside NCCL's own log lines."""
+    asked = any(
+        (e.get("name") or "").upper() == "IB_DISABLE" and (e.get("value") or "").lower() in ("0", "false")
+        for e in _said(facts, "nccl-variable-said")
+    )
+    return asked or any(not _NCCL_LOG_PREFIX.search(e.line) for e in no_device)
+
+
+def _container_launch(facts: Facts) -> str | None:
+    """How the ranks' container is started, as the text shows it: "docker" (a docker run, or the text saying it runs
+    in docker), "pyxis" (srun --container-image), "module" (a Slurm job loading a container runtime), else None."""
+    from gpudoctor.planner.where import container_said
+
+    if _said(facts, "docker-run-said") or container_said(facts) == "docker":
+        return "docker"
+    if _said(facts, "pyxis-container-started") or _said(facts, "pyxis-container-image-said"):
+        return "pyxis"
+    if any(_CONTAINER_MODULE.search(c.get("line") or "") for c in facts.pasted.cues):
+        return "module"
+    return None
+
+
+def check_nccl_ib_outside_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """NCCL's 'NET/IB : No device found' (src/transport/net_ib.cc) where the ranks run in a container and the text
+    expects InfiniBand (NCCL_IB_DISABLE=0, or the reporter quoting the line as the problem): NCCL opens the verbs
+    devices (/dev/infiniband/uverbs*, rdma_cm) from inside the container, which has them only where they are passed in
+    (docker run --device=/dev/infiniband, pyxis's --container-mounts), and it pins memory only with CAP_IPC_LOCK and an
+    unlimited memlock. pytorch/pytorch#111424 (tests/blind/plans22/cases/2202-*: mounting /dev/infiniband into the
+    pyxis container made NCCL use IB) and NVIDIA/nccl#952 (2208-*: works on the hosts, not in docker run without the
+    devices). A line 'NET/IB : Using' beside it (another rank found its HCA) leaves it unjudged."""
+    from gpudoctor.cmdline import Placeholder
+    from gpudoctor.planner import where
+    from gpudoctor.planner.remedy import reporters_docker_run
+
+    no_device = _said(facts, "nccl-ib-no-device")
+    if not no_device or not _ib_expected(facts, no_device):
+        return
+    launch = _container_launch(facts)
+    if launch is None:
+        return
+    check_host = Cmd(
+        ("ibv_devinfo",),
+        note="on each host, outside the container: its HCAs and their ports (PORT_ACTIVE); "
+        "ls -l /dev/infiniband lists the device nodes the container needs",
+    )
+    check_inside = Cmd(("ls", "-l", "/dev/infiniband"), note="inside the container, started as above: the same device nodes")
+    debug = SetEnv("NCCL_DEBUG", "INFO", note="rerun the job: the log says 'NET/IB : Using [0]mlx5_...', not NET/Socket")
+    if launch == "docker":
+        own = reporters_docker_run(facts, gpus=True)
+        shown = where.image(facts)  # the image the text runs, where its docker run is not in plain words
+        words = own.argv[2:] if own is not None else ("--gpus", "all", (shown or {}).get("means") or Placeholder("image"))
+        run = Cmd(
+            ("docker", "run", *_RDMA_DOCKER_OPTIONS, *words),
+            note="on every node, with your other options" if own is None else "your command, with the RDMA devices, on every node",
+        )
+        how = (
+            "Start each node's container with the hosts' InfiniBand devices, the capability to pin memory and an "
+            "unlimited locked-memory limit (docker run --device=/dev/infiniband --cap-add=IPC_LOCK --ulimit "
+            "memlock=-1; --privileged gives all devices, more coarsely), then run the job again."
+        )
+    else:
+        image = next((e.get("image") for e in _said(facts, "pyxis-container-started") if e.get("image")), None)
+        run = Cmd(
+            (
+                "srun",
+                "--container-image",
+                image or Placeholder("image"),
+                "--container-mounts=/dev/infiniband:/dev/infiniband",
+                Placeholder("command"),
+            ),
+            note="in the batch script; a docker run on each node takes --device=/dev/infiniband --cap-add=IPC_LOCK "
+            "--ulimit memlock=-1 instead",
+        )
+        how = (
+            "Give the job's container the nodes' InfiniBand device nodes: with pyxis, --container-mounts="
+            "/dev/infiniband:/dev/infiniband on the srun that starts it (a docker run on each node: --device="
+            "/dev/infiniband --cap-add=IPC_LOCK --ulimit memlock=-1), then run the job again."
+        )
+    yield Finding(
+        "nccl-ib-not-in-container",
+        Severity.ERROR,
+        "platform",
+        "NCCL finds no InfiniBand device inside the container: /dev/infiniband is not passed in, so it falls back to sockets",
+        "NCCL printed 'NET/IB : No device found' where the text expects InfiniBand, and the ranks run in a container. "
+        "NCCL opens the HCAs through their verbs device nodes (/dev/infiniband), which a container has only where its "
+        "launch passes them in, as host networking does not; registering memory for RDMA also needs CAP_IPC_LOCK and an "
+        "unlimited locked-memory limit. NCCL then uses sockets, or the distributed start fails. The driver, CUDA, NCCL "
+        "and the hosts' InfiniBand are not at fault, and NCCL's variables (NCCL_IB_DISABLE, NCCL_SOCKET_IFNAME) cannot "
+        "give the container the devices.",
+        (ev("pasted", no_device[0].line),),
+        Remediation(how, (check_host, run, check_inside, debug), component="container", where="every node that runs ranks"),
+    )
