@@ -134,6 +134,23 @@ _WSL_SHADOW = FamilyAsk(
     ("dpkg", "-l", "|", "grep", "-Ei", "nvidia|libcuda"),
     "whether a Linux driver package installed in the distribution shadows the Windows driver's libraries",
 )
+# What a program prints where no driver reached it at all (catalogue.toml: torch-found-no-driver; error_texts' own
+# nvidia-smi-not-found and nvml-library-missing). On a machine it is the driver's own failure (its checks and asks); in
+# a docker, podman or Kubernetes container it is this family's: the driver is the host's, which the NVIDIA Container
+# Toolkit mounts into a container started with a GPU request, and none is installed in the image (reviewers of
+# plans22 2276, "Found no NVIDIA driver" where a driver install inside the container failed; NVIDIA/nvidia-docker#812,
+# the same error from a script that starts the container, tests/pasted).
+_NO_DRIVER_INSIDE = ("torch-no-driver", "nvidia-smi-not-found", "nvml-library-missing")
+
+
+def _reached_inside_container(e: Any, facts: Facts) -> bool:
+    """Whether this evidence shows the program not reaching the GPU: the no-driver kinds only in a container (pyxis's
+    own check judges its containers: gpudoctor.checks.catalogued.clusters)."""
+    if e.kind not in _NO_DRIVER_INSIDE:
+        return True
+    return place(facts) in ("container", "pod") and not facts.pasted.reported("pyxis-container-started")
+
+
 GPU_NOT_REACHED = Family(
     "gpu-not-reached",
     "the program does not reach the GPU",
@@ -148,6 +165,8 @@ GPU_NOT_REACHED = Family(
             "gpu-stack-failure:device-list-no-gpu",  # the framework's own device list without a GPU (failure_lines)
             "gpu-stack-failure:cpu-device-chosen",  # the program's own log that it chose the CPU (failure_lines)
             "gpu-stack-failure:cpu-said",  # the reporter's words that it runs on the CPU instead (failure_lines)
+            # no driver at all where the program runs, in a container only (_reached_inside_container)
+            *_NO_DRIVER_INSIDE,
         }
     ),
     {
@@ -212,6 +231,7 @@ GPU_NOT_REACHED = Family(
         "no Linux display driver is to be installed in WSL",
         "pytorch/pytorch c10/cuda/CUDAFunctions.cpp @68e217b9: 'No CUDA GPUs are available'",
     ),
+    applies=lambda e, facts: _reached_inside_container(e, facts),
 )
 
 _LOGS = FamilyAsk(
