@@ -129,9 +129,9 @@ def test_nccls_info_lines_and_a_programs_own_retries_are_no_failure():
         "h1:1:2 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 busId 18000 - Init COMPLETE\n"
     )
     errors, codes, _ = _run(text)
-    # what NCCL said it uses, its release (h219: nccl-version-said) and that its communicator initialised: facts, no
-    # failure
-    said = {"nccl-interfaces-said", "nccl-init-complete", "nccl-version-said"}
+    # what NCCL said it uses, its release (h219: nccl-version-said), that its communicator initialised and that its IB
+    # transport found no device (h301: nccl-ib-no-device, judged only beside a container): facts, no failure
+    said = {"nccl-interfaces-said", "nccl-init-complete", "nccl-version-said", "nccl-ib-no-device"}
     assert {k for k in errors if k.startswith("nccl-")} == said, errors
     assert errors["nccl-version-said"]["version"] == "2.7.8"
     assert "nccl-interface-unroutable" not in codes
