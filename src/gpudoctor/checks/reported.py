@@ -929,8 +929,14 @@ def _cudnn_minor_differs(facts: Facts, e, loaded: str, compiled: str) -> Finding
 
     mm = major_minor(compiled) or compiled
     who = e.get("program") or "TensorFlow"
+    # (PyTorch before 1.0 had the same rule: pytorch/pytorch#1586, parsers.error_texts._TORCH_CUDNN_INT)
+    own = (
+        "import torch; print(torch.__version__, torch.version.cuda, torch.backends.cudnn.version())"
+        if who == "PyTorch"
+        else "import tensorflow as tf; print(tf.__version__)"
+    )
     looks = (
-        python_step(facts, "-c", "import tensorflow as tf; print(tf.__version__)"),
+        python_step(facts, "-c", own),
         Cmd(("ldconfig", "-p"), pipe=("grep", "libcudnn"), note="the copies of cuDNN the loader's cache knows"),
         Cmd(("printenv", "LD_LIBRARY_PATH"), note="the directories searched before the cache"),
     )
@@ -979,18 +985,19 @@ def _cudnn_minor_differs(facts: Facts, e, loaded: str, compiled: str) -> Finding
             f"This {who} build accepts only cuDNN {mm}.x (the same major and minor as the {compiled} it was compiled "
             f"with), not {loaded}: put a cuDNN {mm}.x for the same CUDA where {who} loads it (replace the "
             f"{loaded} files in the CUDA directory it loads them from, or unpack {mm}.x to its own folder and put that "
-            f"first on LD_LIBRARY_PATH), or move to a {who} release whose check accepts a newer minor (TensorFlow 1.11 "
-            "and later).",
+            f"first on LD_LIBRARY_PATH), or move to a {who} release whose check accepts a newer minor "
+            f"({'1.0' if who == 'PyTorch' else '1.11'} and later).",
             looks,
             component="cudnn",
         )
+    whose = "(PyTorch before 1.0)" if who == "PyTorch" else "(the 'compatibility version' in the message)"
     return Finding(
         "cudnn-too-old",
         Severity.ERROR,
         "cudnn",
         f"cuDNN {loaded} is not the cuDNN {mm} this {who} build requires (compiled with {compiled})",
-        f"The cuDNN that loads is {loaded}; the build was compiled with {compiled} and its check (the 'compatibility "
-        f"version' in the message) accepts only the same major and minor (a newer "
+        f"The cuDNN that loads is {loaded}; the build was compiled with {compiled} and its check "
+        f"{whose} accepts only the same major and minor (a newer "
         f"{'major' if newer else 'minor'} is refused too).",
         (ev("pasted", e.line),),
         rem,
