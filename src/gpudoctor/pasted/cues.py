@@ -370,6 +370,9 @@ _FROZEN = re.compile(r"Failed to execute script '[^'\n]{1,200}' due to unhandled
 # MAC address.
 MACOS_SAID = re.compile(
     r"\bmacOS\b|\bMac OS(?: X)?\b|\bMacBook\b|\b(?:my|a|the|this|our)\s+Mac\b(?!\s*(?:address|addr)\b)"
+    # the system's name from 10.8 to 10.11 ("OS X Yosemite 10.10.5": torch/cutorch#318, plans22/2261; "the
+    # instructions for OSX": pytorch/pytorch#1096), Apple's own spelling before macOS 10.12
+    r"|\bOS ?X\b(?![-_.]?\d)"
     # a Mac by its processor ("most intel MAC uses AMD GPU", "on an M1 Mac", "Apple Silicon Macs")
     r"|\b(?:Intel|M[1-4](?:\s+(?:Pro|Max|Ultra))?|Apple\s+Silicon)\s+Macs?\b(?!\s*(?:address|addr)\b)"
     # inside Chinese, Japanese or Korean prose, as Windows is read there ("平台：intel芯片的macos")
