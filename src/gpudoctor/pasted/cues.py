@@ -62,6 +62,7 @@ from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.error_texts import classify_error_text
 from gpudoctor.parsers.failure_lines import GPU_GRAPH, TASK_MANAGER_WORDS
 from gpudoctor.parsers.ollama_ps import context_overload
+from gpudoctor.pasted.platform_form import read_form_platform
 
 if TYPE_CHECKING:
     from gpudoctor.pasted.gathered import Gathered
@@ -1142,6 +1143,9 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := MACOS_SAID.search(text[:1_000_000]):
             g.system = "Darwin"
             _cue(g, "macOS named", "macOS", m.group(0))
+    # (last: every reading above is the program's own text or the reporter's sentence about the machine)
+    if (form := read_form_platform(g, lines, bool(_LINUX_NAMED.search(text[:1_000_000])))) is not None:
+        _cue(g, "an issue form's question about the platform, answered", form[0], form[1])
 
 
 def _prompt_interpreter(g: Gathered, cwd: str, cmd: str, line: str, text: str) -> None:
