@@ -71,3 +71,16 @@ def test_insufficient_driver_on_a_mac_updates_the_cuda_driver() -> None:
     assert argvs[0] == ("system_profiler", "SPDisplaysDataType")
     assert ("kextstat",) in argvs
     assert not any(a[0] in ("nvidia-smi", "apt", "apt-get", "modprobe") for a in argvs)
+
+
+def _kinds(text: str) -> set[str]:
+    return {e["kind"] for e in read_pasted([Source("input.txt", text)])["pasted"]["errors"]}
+
+
+def test_cpu_words_count_where_the_gpu_ran_it_before() -> None:
+    """"still uses cpu" alone may be layers of a large model left on the CPU (plans9/945, a control); beside "All the
+    previous times it correctly used gpu" (InvokeAI#4202, plans22/2237) the whole program moved to the CPU."""
+    words = 'I tried the "fix a broken install" option and it still uses cpu.\n'
+    assert "gpu-unused-said" not in _kinds("### What happened?\n\n" + words)
+    before = "the latest time I tried, it's using cpu.  All the previous times it correctly used gpu.\n\n"
+    assert "gpu-unused-said" in _kinds("### What happened?\n\n" + before + "### Additional context\n\n" + words)

@@ -1016,7 +1016,7 @@ def _cudnn_minor_differs(facts: Facts, e, loaded: str, compiled: str) -> Finding
             f"with), not {loaded}: put a cuDNN {mm}.x for the same CUDA where {who} loads it (replace the "
             f"{loaded} files in the CUDA directory it loads them from, or unpack {mm}.x to its own folder and put that "
             f"first on LD_LIBRARY_PATH), or move to a {who} release whose check accepts a newer minor "
-            f"({'1.0' if who == 'PyTorch' else '1.11'} and later).",
+            f"({who} {'1.0' if who == 'PyTorch' else '1.11'} and later).",
             looks,
             component="cudnn",
         )
