@@ -78,7 +78,7 @@ def _kinds(text: str) -> set[str]:
 
 
 def test_cpu_words_count_where_the_gpu_ran_it_before() -> None:
-    """"still uses cpu" alone may be layers of a large model left on the CPU (plans9/945, a control); beside "All the
+    """ "still uses cpu" alone may be layers of a large model left on the CPU (plans9/945, a control); beside "All the
     previous times it correctly used gpu" (InvokeAI#4202, plans22/2237) the whole program moved to the CPU."""
     words = 'I tried the "fix a broken install" option and it still uses cpu.\n'
     assert "gpu-unused-said" not in _kinds("### What happened?\n\n" + words)

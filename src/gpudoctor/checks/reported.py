@@ -421,7 +421,11 @@ def _mac_cuda_driver(upgrade: Remediation) -> Remediation:
             "macOS)."
         ),
         commands=(
-            Cmd(("system_profiler", "SPDisplaysDataType"), pipe=("grep", "-i", "-E", "chipset|vendor"), note="the Mac's GPUs: CUDA needs an NVIDIA one"),
+            Cmd(
+                ("system_profiler", "SPDisplaysDataType"),
+                pipe=("grep", "-i", "-E", "chipset|vendor"),
+                note="the Mac's GPUs: CUDA needs an NVIDIA one",
+            ),
             Cmd(("kextstat",), pipe=("grep", "-i", "-E", "cuda|nvidia"), note="the CUDA and NVIDIA kernel extensions loaded"),
             Cmd(("/usr/local/cuda/bin/nvcc", "--version"), note="the toolkit the program was built with"),
         ),
