@@ -32,9 +32,19 @@ def _read() -> str:
 @states(CODE, FIRES)
 def test_the_web_uis_own_paste_gets_its_cpu_options_on_its_launcher():
     f = pasted_findings(_read())[CODE]
-    assert argv_of(f) == [("./webui.sh", *CPU)]
+    # (its form answers "What platforms do you use to access the UI ?" with Windows: pasted.platform_form, so the
+    # options go into webui-user.bat, the launcher it runs)
+    assert argv_of(f) == [("webui-user.bat",)]
     assert "set COMMANDLINE_ARGS=--use-cpu all --precision full --no-half --skip-torch-cuda-test" in f.remediation.summary
     assert f.remediation.component == "gpu"
+
+
+@states(CODE, FIRES)
+def test_elsewhere_the_options_go_to_webui_sh():
+    asked = "### What platforms do you use to access the UI ?\n\n"
+    linux = _read().replace(asked + "Windows", asked + "Linux")
+    f = pasted_findings(linux)[CODE]
+    assert argv_of(f) == [("./webui.sh", *CPU)]
 
 
 @states(CODE, FIRES)

@@ -384,6 +384,8 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         component="driver",
         where=where_run(facts),
     )
+    if not install and facts.platform.system == "Darwin":
+        upgrade = _mac_cuda_driver(upgrade)
     if (unpassed := _container_without_driver(facts, said, up_to, upgrade)) is not None:
         yield unpassed
         return
@@ -396,6 +398,38 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "upgrade the driver, or use a build made for the CUDA this driver supports.",
         tuple(ev("pasted", e.line) for e in said[:2]),
         upgrade,
+    )
+
+
+def _mac_cuda_driver(upgrade: Remediation) -> Remediation:
+    """On a Mac the driver CUDA talks to is the "CUDA Driver" package (CUDA.framework and CUDA.kext, with its CUDA
+    preference pane), installed and updated apart from the toolkit and run on top of the NVIDIA GPU driver of the macOS
+    release (Apple's, or NVIDIA's web driver for that release): "Go to System Preferences > CUDA and update driver
+    version if prompted" (gist.github.com/petrbela/e1542b9ec5453c55a57b7e034771e154, a MacBook Pro's CUDA set-up), the
+    maintainer's "cuda version is separate from nvidia driver" (torch/cutorch#318). CUDA 10.2 was the last CUDA release
+    for macOS (NVIDIA's CUDA 10.2 release notes). No nvidia-smi or distribution package exists there. Threads:
+    torch/cutorch#318 (OS X 10.10.5, CUDA Driver 7.5.20, error 35: tests/blind/plans22/cases/2261-*),
+    CESNET/GPUJPEG#4 (macOS 10.11.6, CUDA Driver 8.0.63: tests/blind/plans20/cases/2061-*)."""
+    return replace(
+        upgrade,
+        summary=(
+            "Update the CUDA Driver for macOS (System Preferences > CUDA > Install CUDA Update, or NVIDIA's CUDA Driver "
+            "package for Mac OS X) to the release of the CUDA toolkit the program was built with, or newer; it is "
+            "separate from the toolkit and runs on the NVIDIA GPU driver of this macOS release (on a Mac that uses "
+            "NVIDIA's web driver, the web driver build for this macOS release too), then restart the Mac. Or rebuild "
+            "the program with a toolkit no newer than the installed CUDA Driver (CUDA 10.2 was the last release for "
+            "macOS)."
+        ),
+        commands=(
+            Cmd(
+                ("system_profiler", "SPDisplaysDataType"),
+                pipe=("grep", "-i", "-E", "chipset|vendor"),
+                note="the Mac's GPUs: CUDA needs an NVIDIA one",
+            ),
+            Cmd(("kextstat",), pipe=("grep", "-i", "-E", "cuda|nvidia"), note="the CUDA and NVIDIA kernel extensions loaded"),
+            Cmd(("/usr/local/cuda/bin/nvcc", "--version"), note="the toolkit the program was built with"),
+        ),
+        where="",
     )
 
 
@@ -929,8 +963,14 @@ def _cudnn_minor_differs(facts: Facts, e, loaded: str, compiled: str) -> Finding
 
     mm = major_minor(compiled) or compiled
     who = e.get("program") or "TensorFlow"
+    # (PyTorch before 1.0 had the same rule: pytorch/pytorch#1586, parsers.error_texts._TORCH_CUDNN_INT)
+    own = (
+        "import torch; print(torch.__version__, torch.version.cuda, torch.backends.cudnn.version())"
+        if who == "PyTorch"
+        else "import tensorflow as tf; print(tf.__version__)"
+    )
     looks = (
-        python_step(facts, "-c", "import tensorflow as tf; print(tf.__version__)"),
+        python_step(facts, "-c", own),
         Cmd(("ldconfig", "-p"), pipe=("grep", "libcudnn"), note="the copies of cuDNN the loader's cache knows"),
         Cmd(("printenv", "LD_LIBRARY_PATH"), note="the directories searched before the cache"),
     )
@@ -979,18 +1019,19 @@ def _cudnn_minor_differs(facts: Facts, e, loaded: str, compiled: str) -> Finding
             f"This {who} build accepts only cuDNN {mm}.x (the same major and minor as the {compiled} it was compiled "
             f"with), not {loaded}: put a cuDNN {mm}.x for the same CUDA where {who} loads it (replace the "
             f"{loaded} files in the CUDA directory it loads them from, or unpack {mm}.x to its own folder and put that "
-            f"first on LD_LIBRARY_PATH), or move to a {who} release whose check accepts a newer minor (TensorFlow 1.11 "
-            "and later).",
+            f"first on LD_LIBRARY_PATH), or move to a {who} release whose check accepts a newer minor "
+            f"({who} {'1.0' if who == 'PyTorch' else '1.11'} and later).",
             looks,
             component="cudnn",
         )
+    whose = "(PyTorch before 1.0)" if who == "PyTorch" else "(the 'compatibility version' in the message)"
     return Finding(
         "cudnn-too-old",
         Severity.ERROR,
         "cudnn",
         f"cuDNN {loaded} is not the cuDNN {mm} this {who} build requires (compiled with {compiled})",
-        f"The cuDNN that loads is {loaded}; the build was compiled with {compiled} and its check (the 'compatibility "
-        f"version' in the message) accepts only the same major and minor (a newer "
+        f"The cuDNN that loads is {loaded}; the build was compiled with {compiled} and its check "
+        f"{whose} accepts only the same major and minor (a newer "
         f"{'major' if newer else 'minor'} is refused too).",
         (ev("pasted", e.line),),
         rem,

@@ -534,6 +534,20 @@ _LIBCUDA_MISMATCH = _Lazy(
 _TORCH_CUDNN = _Lazy(
     r"cuDNN version incompatibility: PyTorch was compiled\s+against \((?P<compiled>\d+, \d+, \d+)\) but (?:found runtime version|linked against) \((?P<loaded>\d+, \d+, \d+)\)"
 )
+# The same check before PyTorch printed tuples: the versions as cudnnGetVersion() integers (major*1000 + minor*100 +
+# patch). PyTorch 0.2 to 0.4 said "mismatch" and refused any other major.minor, a newer minor too (pytorch/pytorch#1586,
+# "Check cuDNN version at runtime": `if (__cudnn_version // 100) != (compile_version // 100): raise RuntimeError('cuDNN
+# version mismatch: PyTorch was compiled against {} but linked against {}')`; threads: pytorch/pytorch#5369 "compiled
+# against 6021 but linked against 5110", xingyizhou/CenterNet#119 "7102 ... 7301", fixed by conda install cudnn=7.1.2).
+# PyTorch 1.0 and later say "incompatibility" and, from cuDNN 7 on, accept the same major with an equal or newer minor
+# (torch/backends/cudnn/__init__.py: "Starting with cuDNN 7, minor versions are backwards-compatible"; thread:
+# akanimax/T2F#6, PyTorch 1.0.0 "compiled against 7401 but linked against 7301"). Reporters retype it in titles ("link
+# against", "Pytorch").
+_TORCH_CUDNN_INT = _Lazy(
+    r"cuDNN version (?P<word>mismatch|incompatibility)\s*:\s*PyTorch was compiled\s+against (?P<compiled>\d{4,5}) "
+    r"but link(?:ed)? against (?P<loaded>\d{4,5})\b",
+    re.IGNORECASE,
+)
 _MODULE_MISSING = _Lazy(r"modprobe: FATAL: Module nvidia\S* not found|Module nvidia not found in directory /lib/modules/")
 _TORCH_OOM = _Lazy(
     r"Tried to allocate [\d.]+ [KMG]iB \(GPU (?P<gpu>\d+); (?P<total>[\d.]+) (?P<tu>[KMG]iB) total capacity; "
@@ -798,6 +812,19 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                 line,
                 loaded=m.group("loaded").replace(", ", "."),
                 compiled=m.group("compiled").replace(", ", "."),
+                **said,
+            )
+        elif m := scan.search(_TORCH_CUDNN_INT, number):
+            ending = " ".join(lines[number : number + 2])
+            said = {"ld_library_path": "set"} if "LD_LIBRARY_PATH" in ending else {}
+            if m.group("word").lower() == "mismatch":
+                said["rule"] = "equal-minor"  # (PyTorch before 1.0: the same major.minor only)
+            add(
+                "cudnn-version-mismatch",
+                line,
+                loaded=cudnn_from_int(int(m.group("loaded"))),
+                compiled=cudnn_from_int(int(m.group("compiled"))),
+                program="PyTorch",
                 **said,
             )
         if scan.search(_MODULE_MISSING, number):

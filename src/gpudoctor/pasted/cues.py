@@ -62,6 +62,7 @@ from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.error_texts import classify_error_text
 from gpudoctor.parsers.failure_lines import GPU_GRAPH, TASK_MANAGER_WORDS
 from gpudoctor.parsers.ollama_ps import context_overload
+from gpudoctor.pasted.platform_form import read_form_platform
 
 if TYPE_CHECKING:
     from gpudoctor.pasted.gathered import Gathered
@@ -370,6 +371,9 @@ _FROZEN = re.compile(r"Failed to execute script '[^'\n]{1,200}' due to unhandled
 # MAC address.
 MACOS_SAID = re.compile(
     r"\bmacOS\b|\bMac OS(?: X)?\b|\bMacBook\b|\b(?:my|a|the|this|our)\s+Mac\b(?!\s*(?:address|addr)\b)"
+    # the system's name from 10.8 to 10.11 ("OS X Yosemite 10.10.5": torch/cutorch#318, plans22/2261; "the
+    # instructions for OSX": pytorch/pytorch#1096), Apple's own spelling before macOS 10.12
+    r"|\bOS ?X\b(?![-_.]?\d)"
     # a Mac by its processor ("most intel MAC uses AMD GPU", "on an M1 Mac", "Apple Silicon Macs")
     r"|\b(?:Intel|M[1-4](?:\s+(?:Pro|Max|Ultra))?|Apple\s+Silicon)\s+Macs?\b(?!\s*(?:address|addr)\b)"
     # inside Chinese, Japanese or Korean prose, as Windows is read there ("平台：intel芯片的macos")
@@ -1139,6 +1143,9 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := MACOS_SAID.search(text[:1_000_000]):
             g.system = "Darwin"
             _cue(g, "macOS named", "macOS", m.group(0))
+    # (last: every reading above is the program's own text or the reporter's sentence about the machine)
+    if (form := read_form_platform(g, lines, bool(_LINUX_NAMED.search(text[:1_000_000])))) is not None:
+        _cue(g, "an issue form's question about the platform, answered", form[0], form[1])
 
 
 def _prompt_interpreter(g: Gathered, cwd: str, cmd: str, line: str, text: str) -> None:

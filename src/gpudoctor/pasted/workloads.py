@@ -472,15 +472,35 @@ def _cl_not_found_said(g: Gathered, lines: list[str], scan: Lines) -> None:
             return
 
 
+# The reporter saying the GPU was what ran it before, or is what it should run on: "All the previous times it correctly
+# used gpu" (invoke-ai/InvokeAI#4202: tests/blind/plans22/cases/2237-*), "using CPU instead of GPU" (the words
+# parsers.failure_lines' cpu-said reads: mudler/LocalAI#1108, tests/blind/plans13/cases/1345-*). Beside words of the
+# CPU at work they say the whole program moved to the CPU (a change, or a device never reached), not that layers of a
+# model too large stay there.
+_GPU_BEFORE_SAID = re.compile(
+    r"\b(?:CPU|cpu)\s+instead\s+of\s+(?:the\s+)?(?:GPU|CUDA)\b"
+    r"|\b(?:previous(?:ly)?|before|used\s+to|earlier|all\s+the\s+(?:previous|other)\s+times?)\b[^.\n]{0,60}?"
+    r"\b(?:used|using|ran|run|running|worked\s+on)\s+(?:on\s+)?(?:the\s+|my\s+)?(?:GPU|CUDA)\b",
+    re.IGNORECASE,
+)
+
+
+def _gpu_before_said(lines: list[str], i: int) -> bool:
+    """_GPU_BEFORE_SAID on line i or the five lines either side of it (the same part of a post: a form's answer and the
+    sentences added under it)."""
+    return any(_GPU_BEFORE_SAID.search(x[:_MAX_LINE]) for x in lines[max(0, i - 5) : i + 6])
+
+
 def _unused_said(g: Gathered, lines: list[str], scan: Lines, beside_spec: bool) -> None:
     """The reporter's words that the program does not use the GPU (gpudoctor.checks.workloads reads them only beside
     a spec that requests none). Words of the CPU at work ("still using CPU", "falling back to CPU") count only beside
     such a spec: elsewhere they say as often that part of the work stays on the CPU (a model larger than the GPU, its
-    layers split: the fine case plans9/945) or quote a message an upgrade made go away (tests/blind/pasted/005)."""
+    layers split: the fine case plans9/945) or quote a message an upgrade made go away (tests/blind/pasted/005), unless
+    the reporter says beside them that the GPU ran it before or should (_GPU_BEFORE_SAID)."""
     for i in range(scan.count):
         # (onnxruntime's CPU provider named is a whole session falling back, not layers left on the CPU: it counts anywhere)
         said = m.group(0).lower() if (m := scan.search(_GPU_UNUSED_SAID, i)) is not None else ""
-        if m is not None and (beside_spec or "cpu" not in said or "provider" in said):
+        if m is not None and (beside_spec or "cpu" not in said or "provider" in said or _gpu_before_said(lines, i)):
             _add(g, ErrorEvidence("gpu-unused-said", lines[i].strip()[:300]))
             return
     for i in range(scan.count):

@@ -238,6 +238,24 @@ def test_windows_paths_in_tracebacks() -> None:
             "cudnn-version-mismatch",
             {"loaded": "8.9.7", "compiled": "9.1.0"},
         ),
+        # PyTorch before 1.0 printed cudnnGetVersion() integers and took only the same major.minor (pytorch#1586)
+        (
+            "RuntimeError: cuDNN version mismatch: PyTorch was compiled against 6021 but linked against 5110",
+            "cudnn-version-mismatch",
+            {"loaded": "5.1.10", "compiled": "6.0.21", "program": "PyTorch", "rule": "equal-minor"},
+        ),
+        # retyped in an issue's title (xingyizhou/CenterNet#119)
+        (
+            "cuDNN version mismatch:Pytorch was compiled against 7102 but link against 7301",
+            "cudnn-version-mismatch",
+            {"loaded": "7.3.1", "compiled": "7.1.2", "program": "PyTorch", "rule": "equal-minor"},
+        ),
+        # PyTorch 1.0's wording with integers (akanimax/T2F#6): an equal or newer minor passes, no equal-minor rule
+        (
+            "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against 7401 but linked against 7301",
+            "cudnn-version-mismatch",
+            {"loaded": "7.3.1", "compiled": "7.4.1", "program": "PyTorch"},
+        ),
         # cuDNN 9's CUDNN_VERSION counts MAJOR*10000 (versions.cudnn_from_int): 90100 is 9.1.0, never 90.1.0
         (
             "CUDA backend failed to initialize: Found cuDNN version 90100, but JAX was built against version 90300, which is newer.",
