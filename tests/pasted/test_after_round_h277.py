@@ -81,10 +81,10 @@ def test_a_python_modules_missing_runtime_keeps_the_frameworks_remedy(tmp_path: 
     assert steps
     commands = [c for s in steps for c in s["commands"]]
     assert not any(c.get("argv", [])[-3:] == ["-not", "-path", "/proc/*"] for c in commands)
-    # its look and export are the Python program's (gpudoctor.checks.library_copy: the framework's install stays the
-    # answer where the look finds nothing); no ldd of a program
-    outputs = [(c.get("parts") or [{}])[0].get("output_of", [""]) for c in commands]
-    assert [o[-2:] for o in outputs if o[0] == "sh"] == [["libcudart.so.11.0", "/"]]
+    # no CUDA shown: the reads decide first (the look for the copies there are, the framework's packages), no export
+    # of a copy found anywhere (gpudoctor.checks.library_copy.major_unshown); no ldd of a program
+    assert ["find", "/", "-xdev", "-name", "libcudart.so*"] in [c.get("argv") for c in commands]
+    assert not any(c.get("prepend") for c in commands)
     assert not any(c.get("argv", [""])[0] == "ldd" for c in commands)
 
 

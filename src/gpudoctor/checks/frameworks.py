@@ -145,6 +145,14 @@ def _framework_plan(
 
     base = options or Options()
     asked = _request(framework, version) if version else ()
+    if framework == "torch" and asked:
+        # A companion's extension built for another patch of the installed release (xformers 0.0.23.post1 for 2.1.2
+        # beside a CPU 2.1.0 pip put in its place): that torch is asked for first, the one the extension loads with
+        # (planner.machine.built_for; threads: facebookresearch/xformers#971, plans22/2210; open-mmlab/PIA#30, plans4/348)
+        from gpudoctor.planner.machine import built_for
+
+        same = tuple(t for t in built_for(facts) if t.split(".")[:2] == asked[-1].split(".")[:2] and t != asked[0])
+        asked = (*same, *asked)
     # The smallest upgrade that fits before the newest release: a project pinned to 2.5 moves to 2.7, not to
     # whatever is newest, so that the rest of its requirements keep working.
     # (Only from a release the matrix knows: from an unknown one, the newest that fits.)

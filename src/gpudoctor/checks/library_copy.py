@@ -6,7 +6,8 @@ Before this, such a finding's plan stopped at read-only asks (ldconfig, LD_LIBRA
 the blind sets asked for the step the answers decide, written so that it decides itself:
 - PaddlePaddle/PaddleClas#3049 (tests/blind/plans21/cases/2171-*): libcudart.so.11.0 in the conda environment's own
   lib, which a pip-installed paddle does not put on the loader path; the reporter's fix was that folder on
-  LD_LIBRARY_PATH.
+  LD_LIBRARY_PATH. (Its paste shows no CUDA at all, so it now gets the reads, major_unshown: the same text is
+  Lee-zix/RE-GCN#11's, plans22/2271, where a CUDA 10 build of some package asks and a copy is no fix.)
 - tensorflow/tensorflow#56413 (tests/pasted/cases/tensorflow-56413-*): conda's cudatoolkit put libcudart.so.11.0 in
   the environment's lib, not on the loader path; TF's install guide of that release sets LD_LIBRARY_PATH to it.
 - opendatalab/PDF-Extract-Kit#77 (plans21/cases/2134-*): Paddle's "Cannot load cudnn shared library" with cuDNN 8.9.2
@@ -103,6 +104,23 @@ def other_cuda(facts: Facts, soname: str) -> bool:
     return m is not None and bool(known) and int(m.group("major")) not in known
 
 
+def major_unshown(facts: Facts, soname: str) -> bool:
+    """Whether the soname carries a CUDA major and the text shows no CUDA at all, neither the machine's nor a
+    framework's: then which package asks for that major is unknown (a CUDA 10 build of DGL, or an old torch, beside
+    a newer CUDA stack; Lee-zix/RE-GCN#11, tests/blind/plans22/cases/2271-*), and a copy of that runtime found anywhere
+    and put first on the path may be the wrong one's: the reads (the framework's CUDA build, the copies there are)
+    decide first. Where the text shows the soname's major, the look is the fix (PaddleClas#3049, tensorflow#56413)."""
+    m = _CUDA_MAJOR_SONAME.match(soname)
+    return m is not None and not cuda_majors_known_all(facts)
+
+
+def cuda_majors_known_all(facts: Facts) -> set[int]:
+    """The CUDA majors the text shows: the machine's, a framework's, a CUDA-tagged distribution's."""
+    from gpudoctor.checks.libraries import cuda_majors_known
+
+    return cuda_majors_known(facts) | _wheel_cuda_majors(facts)
+
+
 def found_copy_dir(facts: Facts, missing: list[str], install: str, component: str) -> Remediation | None:
     """The look for a copy of the first library of `missing` and the export of its directory; `install` says what to
     install where the look finds none. None in a container (its copies are the image's, which the host's look does not
@@ -111,7 +129,7 @@ def found_copy_dir(facts: Facts, missing: list[str], install: str, component: st
     from gpudoctor.planner.remedy import container_said, keep_path, kept
 
     inside = facts.platform.container or places.image(facts) or places.program_image(facts) or container_said(facts)
-    if not missing or inside or any(other_cuda(facts, m) for m in missing):
+    if not missing or inside or any(other_cuda(facts, m) or major_unshown(facts, m) for m in missing):
         return None
     first = sorted(missing)[0]
     prefix = environment_prefix(facts)

@@ -77,6 +77,18 @@ def machine_from_facts(facts: Facts, ctx: Context, env: TargetEnv | None = None)
     )
 
 
+def built_for(facts: Facts) -> tuple[str, ...]:
+    """The exact torch releases companions' messages say their compiled extensions were built for (the catalogue's
+    companion-built-for: xformers prints its build's torch_version from cpp_lib.json when its _C fails to load,
+    facebookresearch/xformers xformers/_cpp_lib.py @ca6d2aa0), the local tag dropped: 2.1.2+cu121 -> 2.1.2."""
+    out = []
+    for e in facts.pasted.reported("companion-built-for"):
+        public = (e.get("built") or "").split("+", 1)[0]
+        if re.fullmatch(r"\d+\.\d+\.\d+", public) and public not in out:
+            out.append(public)
+    return tuple(out)
+
+
 # Companions whose every wheel pins one torch exactly (vLLM's Requires-Dist: torch==2.1.2 for 0.3.2): the torch they
 # hold the environment to. The matrix has no rows of theirs, so no release of theirs for another torch is known.
 PINNING = ("vllm",)

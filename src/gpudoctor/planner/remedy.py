@@ -102,11 +102,14 @@ KEEP = {
 # environment the settings have just changed. Each argument names a variable: `+NAME` a list the settings put
 # directories first on, one `+` per directory (those first entries are kept first, in their order, the rest of the
 # list as each shell has it), `NAME` a variable set whole. The value is quoted by shlex.quote for the POSIX shell that
-# sources the file: it is data there, never code.
+# sources the file: it is data there, never code. A variable the environment does not hold is not written: a setting
+# computed with `&&` sets nothing where its program found nothing (library_copy's look), and the line must not fail
+# with a KeyError then (the reviewer of tests/blind/plans22/cases/2271-*).
 KEEP_VALUES = {
     place: f'import os, shlex, sys; {where}; e = os.environ; q = shlex.quote; k = lambda a: len(a) - len(a.lstrip("+")); '
     'open(f, "a").write("".join(("export %s=%s\\"${%s:+:$%s}\\"" % (a[k(a):], q(":".join(e[a[k(a):]].split(":")[: k(a)])), '
-    'a[k(a):], a[k(a):]) if k(a) else "export %s=%s" % (a, q(e[a]))) + chr(10) for a in sys.argv[1:]))'
+    'a[k(a):], a[k(a):]) if k(a) else "export %s=%s" % (a, q(e[a]))) + chr(10) for a in sys.argv[1:] '
+    'if a.lstrip("+") in e))'
     for place, where in _KEEP_FILE.items()
 }
 # (a note's words: letters, digits and .,:/_+@%=- only, cmdline.note_text)
