@@ -17,7 +17,8 @@ _FILE = re.compile(
 )
 # A loader's failure names the file it could not load: that line is a failure, not a file seen
 _FAILURE = re.compile(
-    r"Could not (?:locate|load)|not found or cannot be loaded|Error loading|cannot open|DLL load failed|Invalid handle",
+    r"Could not (?:locate|load)|Please make sure|not found or cannot be loaded|Error loading|cannot open|DLL load failed|"
+    r"Invalid handle",
     re.IGNORECASE,
 )
 # NVIDIA's cuDNN wheel named (pip's distribution, or its folder in a site-packages)
