@@ -301,9 +301,7 @@ PASTED = sorted(p.parent.name for p in (TESTS / "pasted" / "cases").glob("*/case
 # "table" (no row: jax 0.3.20 was an sdist only; the table holds no jax[cuda12] 0.4.32 row). Exact, so a change shows.
 # Counted after h279 (issue 27): 15 printed framework installs over the pasted cases, 6 yes, 0 no, 9 unknown; one
 # more no-python with h280's pasted pointnet-82 (tensorflow-gpu==1.3.0 for TensorFlow 1.x's cuDNN 6: no Python shown).
-# One more no-python with h302's pasted whisperwebui-235 (ctranslate2==4.5.0 for torch\\lib's cuDNN 9: the Python
-# version shows only in Korean prose, which no reader takes for the interpreter).
-PASTED_UNKNOWN_COUNTS: dict[str, int] = {"no-python": 9, "table": 2}
+PASTED_UNKNOWN_COUNTS: dict[str, int] = {"no-python": 8, "table": 2}
 # (case, printed spec): why the index does not serve it. None today.
 PASTED_KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 

@@ -1,7 +1,7 @@
 """cuDNN's own "Could not locate <sub-library>.dll" on Windows (gpudoctor.checks.cudnn_locate): the text's facts decide
 the finding, never a PATH edit asserted before them. Another cuDNN major's DLLs shown beside CTranslate2 at work decide
 the CTranslate2 of that major (tests/blind/plans22 2231, whisperX#899; tests/pasted/cases/whisperwebui-235-*); otherwise
-the reads that tell the causes apart come first (plans22 2232 to 2234 and 2251, plans17 1708, faster-whisper#1230), with
+the reads that tell the causes apart come first (plans22 2232 to 2234 and 2251, plans17 1708), with
 the cuDNN wheel's bin folder listed where the text names NVIDIA's pip wheel. Other cuDNN lines keep their answers."""
 
 from __future__ import annotations

@@ -33,6 +33,9 @@ LOCATES = LazyPattern(
 # What the sub-libraries of each major link besides cuDNN's own DLLs: cuBLAS of the CUDA major the cuDNN was built for
 # (cuDNN 8 exists for CUDA 11 and 12; cuDNN 9's Windows builds the programs here load are CUDA 12's).
 _CUBLAS = {8: ("cublas64_11.dll", "cublas64_12.dll"), 9: ("cublas64_12.dll", "cublasLt64_12.dll")}
+# The Python distributions that load cuDNN on Windows (CTranslate2 under faster-whisper and whisperX; PyTorch, Paddle,
+# TensorFlow up to 2.10, ONNX Runtime's CUDA provider): findstr matches each as a part of a name (paddlepaddle-gpu)
+_LOADERS = ("ctranslate2", "whisper", "torch", "paddle", "tensorflow", "onnxruntime")
 _RELEASES = "CTranslate2 3.x: CUDA 11 and cuDNN 8; 4.0 to 4.4: CUDA 12 and cuDNN 8; 4.5 on: CUDA 12 and cuDNN 9"
 
 
@@ -69,8 +72,9 @@ def not_located(facts: Facts, ctx: Context, dll: str, line: str) -> Finding:
     )
     listing = Cmd(
         (exe, "-m", "pip", "list"),
-        # (findstr takes space-separated words as alternatives; the frameworks the text shows at work join them)
-        pipe=("findstr", "/i", " ".join(dict.fromkeys(("ctranslate2", "whisper", "torch", *facts.pasted.frameworks, "nvidia-cudnn", "nvidia-cublas")))),
+        # (findstr takes space-separated words as alternatives: the libraries that load cuDNN on Windows, whose
+        # release names its major, and the frameworks the text shows at work)
+        pipe=("findstr", "/i", " ".join(dict.fromkeys((*_LOADERS, *facts.pasted.frameworks, "nvidia-cudnn", "nvidia-cublas")))),
         note="the release of the program's library, which names the cuDNN and CUDA majors it loads, and the cuDNN "
         "and cuBLAS wheels of this interpreter",
     )
