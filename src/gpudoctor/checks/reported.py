@@ -2077,6 +2077,8 @@ _DESCRIPTIVE = frozenset(
         "cuda-version-said",
         "cuda-lib-dir-said",
         "library-file-said",  # a library's file listed on disk (find, ls -l): a fact, no failure
+        "cudnn-file-said",  # a Windows cuDNN file named beside the failure: a fact, no failure
+        "cudnn-wheel-said",  # NVIDIA's cuDNN wheel named: a fact, no failure
         "cuda-toolkit-said",
         "cuda-have-said",
         "cuda-runtime-said",

@@ -465,6 +465,7 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     Windows looks in the program's folder, System32 and PATH, so the folder that holds it goes on PATH. The
     libraries a framework's own check explains (ctranslate2's cuBLAS, a wheel's build) and onnxruntime's providers
     are theirs."""
+    from gpudoctor.checks import cudnn_locate
     from gpudoctor.checks.driver import no_gpu_said
     from gpudoctor.checks.frameworks import check_cuda_libs
     from gpudoctor.checks.libraries import explained
@@ -490,6 +491,11 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     if _CUDNN8_OWN_126.search(line):
         yield _cudnn8_sublibrary(facts, dll, line)
+        return
+    if (located := cudnn_locate.LOCATES.search(line)) and located.group("dll").lower() == dll.lower():
+        # cuDNN's own "Could not locate <sub-library>": the text's facts decide between another major, another
+        # CUDA build and a folder not searched (gpudoctor.checks.cudnn_locate)
+        yield cudnn_locate.not_located(facts, ctx, dll, line)
         return
     if (cupy := _CUPY_TOOLKIT_DLL.search(line)) and cupy.group("dll") == dll:
         yield _cupy_toolkit_dll(dll, cupy.group("major"), line)

@@ -10,6 +10,7 @@ import re
 from gpudoctor.lazypattern import LazyPattern as _Lazy
 from gpudoctor.parsers._common import MAX_TEXT_CHARS
 from gpudoctor.parsers.anchors import Lines
+from gpudoctor.parsers.cudnn_files import cudnn_files_said
 from gpudoctor.parsers.library_lines import LINK, read_library_lines, stub_libcuda_loaded
 from gpudoctor.record import Record, record_class
 from gpudoctor.versions import cuda_from_int, cudnn_from_int
@@ -204,6 +205,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "driver-branch-said": "the driver's branch alone, in a form's field or in prose ('NVIDIA Driver Version: 550', 'driver 535')",
     "cuda-lib-dir-said": "a CUDA toolkit's library directory the text shows (an RPATH, an ls: .../cuda-12.2/lib64)",
     "library-file-said": "a shared library's file the text lists on disk (find, ls -l, locate: an absolute path alone)",
+    "cudnn-file-said": "a Windows cuDNN file the text names outside a loader's failure (a folder's listing, where's answer, the reporter's words): its major in its name",
+    "cudnn-wheel-said": "NVIDIA's pip wheel of cuDNN named (nvidia-cudnn-cu12, or its site-packages\\nvidia\\cudnn folder)",
     "cuda-version-said": "an issue form's 'CUDA Version: X.Y', which does not say whose CUDA (the toolkit's or the driver's)",
     "cuda-toolkit-said": "the reporter saying which CUDA toolkit they installed ('I installed CUDA 11.8')",
     "cuda-have-said": "the reporter saying which CUDA they have ('I have CUDA version 12.3'; the toolkit's or the driver's)",
@@ -1016,6 +1019,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         if n >= _MAX_UNDEFINED:
             break
         add("undefined-symbol", m.group(0), symbol=m.group("symbol"), object=m.group("object"))
+    for kind, line, values in cudnn_files_said(lines):
+        add(kind, line, **values)
     for pattern, kind in ((_DETECTED, "cuda-version-detected-mismatch"), (_API_MISMATCH, "nvrm-api-mismatch")):
         for m in pattern.finditer(bounded[: 4 * 1024 * 1024]):
             line = bounded[m.start() : m.end()].replace("\n", " ")
