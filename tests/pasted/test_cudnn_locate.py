@@ -31,7 +31,9 @@ def _case(prefix: str) -> str:
     "text",
     [
         _case("2231"),
-        Path("tests/pasted/cases/whisperwebui-235-windows10-torch-lib-cudnn9-faster-whisper-wants-cudnn-ops-infer64-8/report.txt").read_text(encoding="utf-8"),
+        Path(
+            "tests/pasted/cases/whisperwebui-235-windows10-torch-lib-cudnn9-faster-whisper-wants-cudnn-ops-infer64-8/report.txt"
+        ).read_text(encoding="utf-8"),
     ],
 )
 def test_another_major_shown_beside_ctranslate2_installs_its_build_of_that_major(text):
@@ -72,7 +74,9 @@ def test_file_shown_in_a_folder_is_not_called_missing():
 
 
 def test_another_major_without_ctranslate2_stays_a_read():
-    f = _finding("Windows 10\nCould not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library path!\nI only have cudnn_ops64_9.dll\n")
+    f = _finding(
+        "Windows 10\nCould not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library path!\nI only have cudnn_ops64_9.dll\n"
+    )
     assert f.remediation.commands[0].argv[0] == "where.exe"
 
 

@@ -12,9 +12,7 @@ from __future__ import annotations
 import re
 
 # A cuDNN library file of Windows by name: the DLL or its import library, the major before the extension
-_FILE = re.compile(
-    r"(?:\b(?P<dir>[A-Za-z]:\\[^\n\"'<>|*?]{0,200}?)\\)?\b(cudnn\w*64_(\d{1,2}))\.(dll|lib)\b", re.IGNORECASE
-)
+_FILE = re.compile(r"(?:\b(?P<dir>[A-Za-z]:\\[^\n\"'<>|*?]{0,200}?)\\)?\b(cudnn\w*64_(\d{1,2}))\.(dll|lib)\b", re.IGNORECASE)
 # A loader's failure names the file it could not load: that line is a failure, not a file seen
 _FAILURE = re.compile(
     r"Could not (?:locate|load)|Please make sure|not found or cannot be loaded|Error loading|cannot open|DLL load failed|"

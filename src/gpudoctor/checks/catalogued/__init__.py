@@ -167,7 +167,9 @@ CHECKS = (
     Check("catalogued-nccl-interface", "platform", ("nccl-interface-unroutable",), check_nccl_interface_unroutable, ("pasted",)),
     Check("catalogued-nccl-ifname", "platform", ("nccl-interface-unroutable",), check_nccl_socket_ifname_unmatched, ("pasted",)),
     Check("catalogued-nccl-memlock", "platform", ("nccl-memlock-too-low",), check_nccl_memlock_low, ("pasted",)),
-    Check("catalogued-nccl-ib-container", "platform", ("nccl-ib-not-in-container",), check_nccl_ib_outside_container, ("pasted",)),
+    Check(
+        "catalogued-nccl-ib-container", "platform", ("nccl-ib-not-in-container",), check_nccl_ib_outside_container, ("pasted",)
+    ),
     Check("catalogued-slurm-no-gpus", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_job_without_gpus, ("pasted",)),
     Check("catalogued-pyxis-driver", "platform", ("container-no-gpu",), check_pyxis_container_without_driver, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),

@@ -431,7 +431,9 @@ def check_nccl_ib_outside_container(facts: Facts, ctx: Context) -> Iterable[Find
         words = own.argv[2:] if own is not None else ("--gpus", "all", (shown or {}).get("means") or Placeholder("image"))
         run = Cmd(
             ("docker", "run", *_RDMA_DOCKER_OPTIONS, *words),
-            note="on every node, with your other options" if own is None else "your command, with the RDMA devices, on every node",
+            note="on every node, with your other options"
+            if own is None
+            else "your command, with the RDMA devices, on every node",
         )
         how = (
             "Start each node's container with the hosts' InfiniBand devices, the capability to pin memory and an "
