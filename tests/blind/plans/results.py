@@ -81,6 +81,10 @@ def main(root: Path = HERE, table: str = "first_run") -> None:
     diagnosis: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
     by_kind: Counter[str] = Counter()
+    unjudged = [slug for slug in slugs if slug not in verdicts]
+    if unjudged:
+        # A run is tabulated only when every case has its verdict (a reviewer's, or carried for an identical output).
+        raise SystemExit(f"no `{table}` verdict for {len(unjudged)} case(s) of {root.name}: " + ", ".join(unjudged[:5]))
     for slug in slugs:
         e = load_expect(slug, root)
         v = verdicts[slug]
