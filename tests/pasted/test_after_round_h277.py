@@ -82,7 +82,7 @@ def test_a_python_modules_missing_runtime_keeps_the_frameworks_remedy(tmp_path: 
     commands = [c for s in steps for c in s["commands"]]
     assert not any(c.get("argv", [])[-3:] == ["-not", "-path", "/proc/*"] for c in commands)
     # no CUDA shown: the reads decide first (the look for the copies there are, the framework's packages), no export
-    # of a copy found anywhere (gpudoctor.checks.library_copy.major_unshown); no ldd of a program
+    # of a copy found anywhere (gpudoctor.checks.library_copy.a_copy_may_fix); no ldd of a program
     assert ["find", "/", "-xdev", "-name", "libcudart.so*"] in [c.get("argv") for c in commands]
     assert not any(c.get("prepend") for c in commands)
     assert not any(c.get("argv", [""])[0] == "ldd" for c in commands)

@@ -264,7 +264,7 @@ def test_after_conda_activate_the_rerun_needs_no_prompt_note():
 
 def test_each_python_command_says_the_prompt_once():
     # 1753: the step's python3 reads (the TensorFlow probe and the venv's package listing: no CUDA shown, so no look
-    # and export of libcublas.so.10.0, gpudoctor.checks.library_copy.major_unshown) each say where the program ran, once
+    # and export of libcublas.so.10.0, gpudoctor.checks.library_copy.a_copy_may_fix) each say where the program ran, once
     doc = check(blind_case("plans17/cases/1753"))
     prompt = "in the deepspeech-venv environment, where the program ran: activate it first in a new prompt"
     steps = [c.get("note", "") for s in doc["plan"]["steps"] for c in s["commands"] if c.get("argv", [""])[0] == "python3"]

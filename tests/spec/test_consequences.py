@@ -851,7 +851,7 @@ def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_p
 # than the one torch was built with, where it comes from not shown) defer their step to the reads that find the copy
 # that loads first, as every such paste does.
 # 45 after h303: tensorrt-3061's libcublas.so.11 defers to the reads again (no CUDA of the machine or a framework
-# shown: which package asks for that major is open, gpudoctor.checks.library_copy.major_unshown).
+# shown: which package asks for that major is open, gpudoctor.checks.library_copy.a_copy_may_fix).
 # 47 with both merged.
 UNDECIDED = 47
 

@@ -1301,14 +1301,21 @@ def check_cupy_module_incomplete(facts: Facts, ctx: Context) -> Iterable[Finding
 _ORT_FAMILY = ("onnxruntime", "onnxruntime-gpu", "onnxruntime-directml", "onnxruntime-openvino", "onnxruntime-training")
 
 
+def installed_of(facts: Facts, family: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The distributions of `family` the interpreter holds ((name, version), in the family's order): the families whose
+    distributions install one import package (onnxruntime's, faiss's, mmcv's), where two of them together conflict."""
+    py = facts.frameworks.python
+    dists = py.value.distributions if isinstance(py, Found) else {}
+    return [(n, dists[n]) for n in family if n in dists]
+
+
 def ort_packages(facts: Facts) -> tuple[tuple[str, str], ...]:
     """The onnxruntime distributions installed together with onnxruntime-gpu ((name, version), the GPU one first),
     or () where onnxruntime-gpu is alone or absent."""
-    py = facts.frameworks.python
-    if not isinstance(py, Found) or "onnxruntime-gpu" not in py.value.distributions:
+    found = installed_of(facts, _ORT_FAMILY)
+    if "onnxruntime-gpu" not in dict(found) or len(found) < 2:
         return ()
-    found = tuple((n, py.value.distributions[n]) for n in _ORT_FAMILY if n in py.value.distributions)
-    return tuple(sorted(found, key=lambda nv: nv[0] != "onnxruntime-gpu")) if len(found) > 1 else ()
+    return tuple(sorted(found, key=lambda nv: nv[0] != "onnxruntime-gpu"))
 
 
 def _ort_reinstall(facts: Facts, ctx: Context, packages: tuple[tuple[str, str], ...]) -> tuple[Cmd, ...]:
@@ -1375,11 +1382,8 @@ VARIANT_FAMILIES = {"onnxruntime": _ORT_FAMILY, "faiss": _FAISS_FAMILY}
 
 def faiss_packages(facts: Facts) -> tuple[tuple[str, str], ...]:
     """faiss-cpu installed together with a GPU faiss ((name, version), the GPU one first), or ()."""
-    py = facts.frameworks.python
-    if not isinstance(py, Found) or "faiss-cpu" not in py.value.distributions:
-        return ()
-    found = tuple((n, py.value.distributions[n]) for n in _FAISS_FAMILY if n in py.value.distributions)
-    return found if len(found) > 1 else ()
+    found = installed_of(facts, _FAISS_FAMILY)
+    return tuple(found) if "faiss-cpu" in dict(found) and len(found) > 1 else ()
 
 
 def faiss_verify(facts: Facts) -> Cmd:
@@ -1436,10 +1440,7 @@ _MMCV_FAMILY = ("mmcv-full", "mmcv", "mmcv-lite")
 
 def mmcv_packages(facts: Facts) -> tuple[tuple[str, str], ...]:
     """Two or more of mmcv's distributions installed together ((name, version), the one to keep first), or ()."""
-    py = facts.frameworks.python
-    if not isinstance(py, Found):
-        return ()
-    found = [(n, py.value.distributions[n]) for n in _MMCV_FAMILY if n in py.value.distributions]
+    found = installed_of(facts, _MMCV_FAMILY)
     if len(found) < 2:
         return ()
     return tuple(sorted(found, key=lambda nv: nv != _mmcv_keep(found)))

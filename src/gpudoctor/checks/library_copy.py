@@ -6,7 +6,7 @@ Before this, such a finding's plan stopped at read-only asks (ldconfig, LD_LIBRA
 the blind sets asked for the step the answers decide, written so that it decides itself:
 - PaddlePaddle/PaddleClas#3049 (tests/blind/plans21/cases/2171-*): libcudart.so.11.0 in the conda environment's own
   lib, which a pip-installed paddle does not put on the loader path; the reporter's fix was that folder on
-  LD_LIBRARY_PATH. (Its paste shows no CUDA at all, so it now gets the reads, major_unshown: the same text is
+  LD_LIBRARY_PATH. (Its paste shows no CUDA at all, so it now gets the reads, a_copy_may_fix: the same text is
   Lee-zix/RE-GCN#11's, plans22/2271, where a CUDA 10 build of some package asks and a copy is no fix.)
 - tensorflow/tensorflow#56413 (tests/pasted/cases/tensorflow-56413-*): conda's cudatoolkit put libcudart.so.11.0 in
   the environment's lib, not on the loader path; TF's install guide of that release sets LD_LIBRARY_PATH to it.
@@ -92,33 +92,21 @@ def _wheel_cuda_majors(facts: Facts) -> set[int]:
     return majors | ({int(cuda)} if cuda.isdigit() else set())
 
 
-def other_cuda(facts: Facts, soname: str) -> bool:
-    """Whether the text shows the machine's or the framework's CUDA, and the soname asks for another major (a module
-    built for a CUDA that is gone: mxnet linked to CUDA 7.5 after CUDA 8, an mmcv built for 10.1 beside torch cu121, a
-    cuDNN for CUDA 10.2 asking libcublasLt.so.10 beside Paddle for 11.8): a copy of that runtime put on the path is not
-    the fix, the build for the CUDA there is (tests/blind plans3/227, plans18/1869, plans21/2132 and 2143)."""
+def a_copy_may_fix(facts: Facts, soname: str) -> bool:
+    """Whether a copy of `soname` found on the machine and put first on the path can be the fix: always for a library
+    that does not number its soname by CUDA's major; for one that does, only where the text shows that major (the
+    machine's CUDA, a framework's, a CUDA-tagged distribution's: PaddleClas#3049, tensorflow#56413).
+
+    Where the text shows another major, the library asks for a CUDA that is gone (mxnet linked to CUDA 7.5 after CUDA
+    8, an mmcv built for 10.1 beside torch cu121, a cuDNN for CUDA 10.2 asking libcublasLt.so.10 beside Paddle for
+    11.8): the build for the CUDA there is the fix (tests/blind plans3/227, plans18/1869, plans21/2132 and 2143). Where
+    it shows no CUDA at all, which package asks for that major is unknown (a CUDA 10 build of DGL, or an old torch,
+    beside a newer stack; Lee-zix/RE-GCN#11, tests/blind/plans22/cases/2271-*): a copy found anywhere may be the wrong
+    one's, and the reads (the framework's CUDA build, the copies there are) decide first."""
     from gpudoctor.checks.libraries import cuda_majors_known
 
     m = _CUDA_MAJOR_SONAME.match(soname)
-    known = cuda_majors_known(facts) | _wheel_cuda_majors(facts)
-    return m is not None and bool(known) and int(m.group("major")) not in known
-
-
-def major_unshown(facts: Facts, soname: str) -> bool:
-    """Whether the soname carries a CUDA major and the text shows no CUDA at all, neither the machine's nor a
-    framework's: then which package asks for that major is unknown (a CUDA 10 build of DGL, or an old torch, beside
-    a newer CUDA stack; Lee-zix/RE-GCN#11, tests/blind/plans22/cases/2271-*), and a copy of that runtime found anywhere
-    and put first on the path may be the wrong one's: the reads (the framework's CUDA build, the copies there are)
-    decide first. Where the text shows the soname's major, the look is the fix (PaddleClas#3049, tensorflow#56413)."""
-    m = _CUDA_MAJOR_SONAME.match(soname)
-    return m is not None and not cuda_majors_known_all(facts)
-
-
-def cuda_majors_known_all(facts: Facts) -> set[int]:
-    """The CUDA majors the text shows: the machine's, a framework's, a CUDA-tagged distribution's."""
-    from gpudoctor.checks.libraries import cuda_majors_known
-
-    return cuda_majors_known(facts) | _wheel_cuda_majors(facts)
+    return m is None or int(m.group("major")) in cuda_majors_known(facts) | _wheel_cuda_majors(facts)
 
 
 def found_copy_dir(facts: Facts, missing: list[str], install: str, component: str) -> Remediation | None:
@@ -129,7 +117,7 @@ def found_copy_dir(facts: Facts, missing: list[str], install: str, component: st
     from gpudoctor.planner.remedy import container_said, keep_path, kept
 
     inside = facts.platform.container or places.image(facts) or places.program_image(facts) or container_said(facts)
-    if not missing or inside or any(other_cuda(facts, m) or major_unshown(facts, m) for m in missing):
+    if not missing or inside or not all(a_copy_may_fix(facts, m) for m in missing):
         return None
     first = sorted(missing)[0]
     prefix = environment_prefix(facts)
