@@ -162,9 +162,9 @@ def test_quiet_twins_an_image_tag_two_named_distributions_and_a_docker_run():
     # an image's tag, a file name and a web address name no machine
     lines = ["FROM nvidia/cuda:12.2.0-base on ubuntu:22.04", "built on ubuntu-22.04 runners", "see help.ubuntu.com"]
     assert read_traces([("t", lines)]) == []
-    # a derivative names no family word of its own (Linux Mint's ID_LIKE is its base's): RPG's thread
-    # (tests/pasted/cases/rpg-open-remode-9-driver340-cuda70) "on Linux Mint 17.2" gets no Debian driver package
-    assert read_traces([("t", ["I am on Linux Mint 17.2 Cinnamon", "on Pop!_OS 22.04", "running Manjaro"])]) == []
+    # a derivative not listed names no family word of its own (its ID_LIKE is its base's, which one family word cannot
+    # carry): Pop!_OS and Manjaro are not read (Linux Mint is, as one of Ubuntu's archive: the test below)
+    assert read_traces([("t", ["on Pop!_OS 22.04", "running Manjaro"])]) == []
     # two distributions in one sentence disagree: nothing concluded
     assert agreed(read_traces([("t", ["it works on Ubuntu 22.04 but not on Fedora 38"])])) is None
     # refact's thread (tests/blind/plans7 638): "Im running ubuntu 22.04 lts" beside a `docker run --gpus all`: the paste
@@ -173,6 +173,28 @@ def test_quiet_twins_an_image_tag_two_named_distributions_and_a_docker_run():
     assert read_traces([("t", text.splitlines())])
     distro = _diagnose(text).facts.platform.distro
     assert (distro.id, distro.id_like) == (None, None)
+
+
+def test_linux_mint_named_takes_ubuntus_driver_packages_never_debians():
+    # RPG's thread (tests/pasted/cases/rpg-open-remode-9-driver340-cuda70): "on Linux Mint 17.2", driver 340.93 under a
+    # CUDA 7.0 build: Mint's Driver Manager is ubuntu-drivers', so the upgrade is Ubuntu's route, then the reboot
+    report = _diagnose(_text("pasted/cases/rpg-open-remode-9-driver340-cuda70"))
+    distro = report.facts.platform.distro
+    assert (distro.id, distro.id_like) == ("linuxmint", "debian")
+    (finding,) = [f for f in report.findings if f.code == "toolkit-newer-than-driver"]
+    assert [c.argv for c in finding.remediation.commands if isinstance(c, Cmd)] == [
+        ("apt-get", "update"),
+        ("ubuntu-drivers", "install"),
+        ("reboot",),
+    ]
+    # nvtop's thread (tests/blind/plans20/cases/2064-*): "on my Linux Mint installation" beside a driver/library
+    # mismatch: the package listing and the conditional repair are apt's
+    report = _diagnose(
+        _text("blind/plans20/cases/2064-nvtop95-linuxmint-gtx1650-nvtop-nvml-driver-library-mismatch-reinstall-driver")
+    )
+    (finding,) = [f for f in report.findings if f.code == "driver-library-mismatch"]
+    argvs = [c.argv for c in finding.remediation.commands if isinstance(c, Cmd)]
+    assert ("dpkg", "-l") in argvs and ("dpkg", "--configure", "-a") in argvs
 
 
 @pytest.mark.parametrize("name,distro", [(name, distro) for name, distro, _, _ in DISTRIBUTIONS])

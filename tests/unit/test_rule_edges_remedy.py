@@ -42,3 +42,32 @@ def test_package_repair_and_listing_per_family(distro, fam, repair, listing):
     assert family(facts) == fam
     assert render_all(package_repair(facts), "posix") == repair
     assert render_all(installed_driver_packages(facts), "posix") == listing
+
+
+@pytest.mark.parametrize(
+    ("distro", "argvs"),
+    [
+        # Ubuntu's derivatives install from its archive: Linux Mint (its ID, as a paste naming it records it, or its
+        # live os-release's ID_LIKE) and Pop!_OS (ID_LIKE "ubuntu debian") take ubuntu-drivers, never Debian's package
+        (Distro(id="linuxmint", id_like="debian"), [("apt-get", "update"), ("ubuntu-drivers", "install")]),
+        (Distro(id="linuxmint", id_like="ubuntu debian"), [("apt-get", "update"), ("ubuntu-drivers", "install")]),
+        (Distro(id="pop", id_like="ubuntu debian"), [("apt-get", "update"), ("ubuntu-drivers", "install")]),
+        (Distro(id="debian"), [("apt-get", "update"), ("apt-get", "install", "-y", "nvidia-driver")]),
+    ],
+)
+def test_ubuntus_derivatives_take_ubuntus_driver_route(distro, argvs):
+    from gpudoctor.planner.remedy import driver_install, ubuntu_archive
+
+    facts = with_platform(facts_of(BASE), distro=distro)
+    assert ubuntu_archive(facts) == (argvs[1][0] == "ubuntu-drivers")
+    assert [c.argv for c in driver_install(facts)] == argvs
+
+
+def test_the_driver_floor_of_an_images_cuda_is_the_matrix_toolkit_driver():
+    # nvidia-docker's threads (#536, #543): an image's cuda>=9.0 against an older host driver; 384.81 is CUDA 9.0's
+    # toolkit driver (compat_matrix/cuda_driver.toml), 418.39 CUDA 10.1's (pytorch/pytorch#4546)
+    from gpudoctor.checks.reported import cuda_floor
+    from tests.unit.test_checks_prescriptions import CTX
+
+    facts = facts_of(BASE)
+    assert [cuda_floor(facts, CTX, c) for c in ("9.0", "10.1", "")] == ["384.81", "418.39", None]

@@ -28,6 +28,7 @@ from gpudoctor.planner.remedy import (
     recreate_container,
     reload_modules,
     restart_container,
+    ubuntu_archive,
     userspace_for_module,
     where_run,
 )
@@ -836,7 +837,7 @@ def unreachable_fix(facts: Facts) -> Remediation:
             )
         commands: list[Cmd] = [Cmd(("ldconfig", "-p"), pipe=("grep", "-E", "libnvidia-ml|libcuda"))]
         branch = major(kernel)
-        if branch and (facts.platform.distro.id or "").lower() == "ubuntu":
+        if branch and ubuntu_archive(facts):
             commands += apt_install(f"libnvidia-compute-{branch}", note="the user-space libraries of the loaded module's branch")
         else:
             commands += installed_driver_packages(facts)

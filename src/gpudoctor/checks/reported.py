@@ -453,6 +453,24 @@ def _driver_floor(facts: Facts, ctx: Context) -> str:
     )
 
 
+def cuda_floor(facts: Facts, ctx: Context, cuda: str) -> str | None:
+    """The least driver a program of `cuda` needs, said where the upgrade is asked for (None where the matrix lists
+    none): the toolkit driver of that CUDA release (NVIDIA's CUDA release notes, Table 3, compat_matrix/cuda_driver.toml;
+    matrix.min_driver_for_cuda). The deferred step then says what the reads decide: a branch at or past this floor,
+    not "one that supports" it. Threads: NVIDIA/nvidia-docker#536 and #543 (an image's cuda>=9.0 on an older host
+    driver: 384.81, tests/blind/plans10/cases/1015-*, tests/pasted nvidia-docker-543), pytorch/pytorch#4546 (nvcc 10.1
+    beside a CUDA 9.1 driver: 418.39)."""
+    from gpudoctor.checks.toolkit import os_name
+
+    return ctx.matrix.min_driver_for_cuda(cuda, os_name(facts)) if cuda else None
+
+
+def _floor_said(facts: Facts, ctx: Context, cuda: str) -> str:
+    """cuda_floor as the upgrade's prose says it ("" where none is known)."""
+    floor = cuda_floor(facts, ctx, cuda)
+    return f" (at least {floor}, CUDA {cuda}'s minimum driver)" if floor else ""
+
+
 def _no_driver_shown_on_windows(facts: Facts, said: list) -> bool:
     """CUDA's "driver version is insufficient" (cudaErrorInsufficientDriver, 35) on native Windows with neither an
     NVIDIA GPU nor a driver version shown: the CUDA runtime says the same where it finds no NVIDIA driver at all
@@ -544,7 +562,8 @@ def check_reported_toolkit(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"CUDA up to {driver_cuda}. They fail with 'CUDA driver version is insufficient for CUDA runtime version'.",
         (ev("cmd:nvcc --version", nvcc), ev("driver", f"CUDA {driver_cuda}")),
         Remediation(
-            f"Upgrade the NVIDIA driver to one that supports CUDA {'.'.join(nvcc.split('.')[:2])}, then reboot; or use a "
+            f"Upgrade the NVIDIA driver to one that supports CUDA {'.'.join(nvcc.split('.')[:2])}"
+            f"{_floor_said(facts, ctx, '.'.join(nvcc.split('.')[:2]))}, then reboot; or use a "
             f"toolkit for CUDA <= {driver_cuda}.",
             driver_install_and_reboot(facts, None, ctx),
             requires_root=True,
@@ -777,7 +796,8 @@ def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Upgrade the host's driver, or use an image built for an older CUDA.",
             (ev("pasted", e.line),),
             Remediation(
-                f"Upgrade the host's NVIDIA driver to one that supports {needs}, then reboot; or use an "
+                f"Upgrade the host's NVIDIA driver to one that supports {needs}{_floor_said(facts, ctx, cuda or '')}, "
+                "then reboot; or use an "
                 "image built for the CUDA the host's driver supports.",
                 driver_install_and_reboot(facts, None, ctx),
                 requires_root=True,

@@ -58,9 +58,13 @@ _TOOL_FAMILY = {"apt-get": "debian", "apt": "debian", "dnf": "rhel", "yum": "rhe
 # The distribution the reporter names in a sentence about the machine: "on fedora with docker 20.10", "running CentOS 7",
 # "on my Ubuntu 22.04 PC". The name must follow on/using/running/under (with at most an
 # article or "my"), and stand alone: an image's tag ("on ubuntu:20.04", "ubuntu-22.04"), a path or a package name is not
-# the machine. Each name is os-release(5)'s ID of that distribution and its family. Derivatives (Linux Mint, Pop!_OS,
-# Manjaro) are left out: their ID_LIKE names their base ("ubuntu debian"), which one family word cannot carry, and
-# their base's driver packages differ from the family's default (Debian's nvidia-driver is no package on Mint). The release is read where its form is the one VERSION_ID holds (Ubuntu's YY.MM,
+# the machine. Each name is os-release(5)'s ID of that distribution and its family. Derivatives (Pop!_OS, Manjaro) are
+# left out: their ID_LIKE names their base ("ubuntu debian"), which one family word cannot carry, and their base's
+# driver packages differ from the family's default (Debian's nvidia-driver is no package on Mint). Linux Mint is read:
+# the planner takes its ID for one of Ubuntu's archive (gpudoctor.planner.remedy.ubuntu_archive), so it gets Ubuntu's
+# driver packages, never Debian's (RPG's thread, tests/pasted/cases/rpg-open-remode-9-driver340-cuda70, "on Linux Mint
+# 17.2"; nvtop's, tests/blind/plans20/cases/2064-*, "on my Linux Mint installation"). Its release is Mint's own, which
+# no Ubuntu release lookup reads (they ask for ID ubuntu). The release is read where its form is the one VERSION_ID holds (Ubuntu's YY.MM,
 # Debian's, Fedora's and the RHEL family's major), else none. A sentence that names two distributions gives two traces
 # that disagree, and decide nothing (agreed).
 #
@@ -79,6 +83,7 @@ DISTRIBUTIONS: tuple[tuple[str, str, str, str], ...] = (
     ("opensuse leap", "opensuse-leap", "suse", "suse"),
     ("opensuse tumbleweed", "opensuse-tumbleweed", "suse", "suse"),
     ("ubuntu", "ubuntu", "debian", "ubuntu"),
+    ("linux mint", "linuxmint", "debian", "mint"),
     ("debian", "debian", "debian", "debian"),
     ("arch linux", "arch", "arch", "arch linux"),
 )

@@ -22,7 +22,7 @@ from gpudoctor.planner.plan_state import (
     toolkit_of,
     torch_target,
 )
-from gpudoctor.planner.remedy import family
+from gpudoctor.planner.remedy import family, ubuntu_archive
 from gpudoctor.versions import version_key
 
 # Programs of one family of systems: a Linux program is not there on Windows, nor the reverse.
@@ -33,7 +33,8 @@ LINUX_ONLY = frozenset({"apt-get", "apt", "apt-mark", "dpkg", "dnf", "yum", "zyp
                "lsmod"})  # fmt: skip
 _WINDOWS_ONLY = {"Restart-Computer", "reg", "pnputil", "wsl"}
 # The distribution family each package tool belongs to, as gpudoctor.planner.remedy.family names it (the one answer
-# to "which family is this distribution", read from os-release's ID and ID_LIKE); ubuntu-drivers is Ubuntu's own.
+# to "which family is this distribution", read from os-release's ID and ID_LIKE); ubuntu-drivers is that of Ubuntu's
+# archive (gpudoctor.planner.remedy.ubuntu_archive: Ubuntu and its derivatives).
 TOOL_FAMILY = {
     "apt-get": "debian",
     "apt": "debian",
@@ -117,7 +118,7 @@ def needs(s: State, a: Action) -> None:
         if not (d.id or d.id_like):
             if f.pasted.partial:
                 s.flag("unmodelled", a, f"whether {prog} exists: the report does not show the distribution")
-        elif (family(f) != fam) if fam else "ubuntu" not in f"{d.id} {d.id_like}".lower().split():
+        elif (family(f) != fam) if fam else not ubuntu_archive(f):
             s.flag("unmet-precondition", a, f"{prog} is not on {d.id or 'this distribution'}")
     if prog == "apptainer" and _container_tools_run(f) == {"singularity"}:
         # Apptainer keeps a `singularity` link to itself; Singularity (SingularityCE, Singularity 3.x) has no

@@ -72,6 +72,22 @@ def family(facts: Facts) -> str:
     return next((fam for fam, words in _FAMILY_WORDS.items() if ids & words), "unknown")
 
 
+# The distributions built on Ubuntu's archive: its driver packages (nvidia-driver-<branch>, nvidia-utils-<branch>,
+# libnvidia-compute-<branch>) and its tools (ubuntu-drivers, update-secureboot-policy) are theirs too. Linux Mint's
+# Driver Manager is a front end to ubuntu-drivers (linuxmint/mintdrivers debian/control @6149fd20: Depends
+# ubuntu-drivers-common), and a derivative says its base in os-release's ID_LIKE (os-release(5); Linux Mint and
+# Pop!_OS write ID_LIKE="ubuntu debian"). A paste that names Linux Mint keeps ID linuxmint with its family, debian, as
+# ID_LIKE (gpudoctor.pasted.distro_traces), so the ID is listed too: without it Mint would take Debian's packages.
+_UBUNTU_ARCHIVE_IDS = frozenset({"ubuntu", "linuxmint"})
+
+
+def ubuntu_archive(facts: Facts) -> bool:
+    """Whether the distribution installs from Ubuntu's archive: Ubuntu, or a derivative of it (its ID, or "ubuntu" among
+    its ID_LIKE words)."""
+    d = facts.platform.distro
+    return (d.id or "").lower() in _UBUNTU_ARCHIVE_IDS or "ubuntu" in (d.id_like or "").lower().split()
+
+
 def notebook_said(facts: Facts) -> bool:
     """Whether the pasted commands ran in a notebook (Colab, Jupyter: gpudoctor.pasted.cues), where `!export` lasts one
     line: a variable for the programs it starts is set in the kernel's environment instead."""
@@ -366,7 +382,7 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
     distro = (facts.platform.distro.id or "").lower()
     opened = open_modules_fit(facts, ctx)
     last = last_branch(facts, ctx)
-    if fam == "debian" and distro == "ubuntu":
+    if fam == "debian" and ubuntu_archive(facts):
         if branch and opened is None:
             # The flavour is the GPU's (the open modules from Turing on, only they from Blackwell on): asked, not guessed.
             return (
@@ -477,7 +493,7 @@ def enroll_module_key(facts: Facts) -> tuple[Cmd, ...]:
             Cmd(("mokutil", "--import", "/etc/pki/akmods/certs/public_key.der"), root=True, note="asks for a one-time password"),
             Cmd(("akmods", "--force"), root=True, note="rebuilds the nvidia module, signed with that key"),
         )
-    elif distro == "ubuntu":
+    elif ubuntu_archive(facts):
         enroll = (Cmd(("update-secureboot-policy", "--enroll-key"), root=True, note="asks for a one-time password"),)
     elif distro == "debian":
         enroll = (Cmd(("mokutil", "--import", "/var/lib/dkms/mok.pub"), root=True, note="asks for a one-time password"),)
@@ -510,7 +526,7 @@ def userspace_for_module(facts: Facts, module: str | None) -> tuple[Cmd, ...]:
     """Install the driver's user-space libraries of the loaded module's exact version (Ubuntu's archive: the
     branch's nvidia-utils and libnvidia-compute packages, the version as an apt glob): what makes a newer module
     and stale libraries agree without a reboot. Empty where no recipe is known (or the version is unknown)."""
-    if not module or (facts.platform.distro.id or "").lower() != "ubuntu":
+    if not module or not ubuntu_archive(facts):
         return ()
     branch = module.split(".")[0]
     return (
