@@ -1037,9 +1037,11 @@ def check_mmcv_ext_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
     the prebuilt wheel made for the installed torch and CUDA (or builds it with its ops), as check_mmcv_packages plans
     for two of them installed (gpudoctor.checks.libraries: open-mmlab/mmcv#1226). Decided with its assumption named
     (issue 27, kind 9) where the text shows which series it is: the version installed (1.x: mmcv-full of it; 2.x: mmcv
-    of it), else torch's release (mmcv 2.x needs torch 1.8 or newer, docs/en/get_started/installation.md @058a3e8c:
-    an older torch is the 1.x series, mmcv-full; a torch 2.x, the 2.x series, whose `mmcv` carries the ops). Neither
-    shown: the asks decide it (the OpenMMLab package that runs chooses the series)."""
+    of it), else torch's release (mmcv's wheel table, open-mmlab/mmcv docs/en/_static/version.json @05e84ada: a 2.x
+    release is built for torch 1.8 and newer, an older torch only has 2.0.0 release candidates, so there it is the 1.x
+    series, mmcv-full; with a torch 2.x it is taken as the 2.x series, the one OpenMMLab's 2.0 packages for it ask
+    for, whose `mmcv` carries the ops). Neither shown: the asks
+    decide it (the OpenMMLab package that runs chooses the series)."""
     from gpudoctor.checks.libraries import _MMCV_FAMILY, installed_of
     from gpudoctor.planner.remedy import pip
     from gpudoctor.planner.where import python_step
@@ -1069,11 +1071,14 @@ def check_mmcv_ext_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
         spec = f"{'mmcv' if vkey(version)[:1] >= (2,) else 'mmcv-full'}=={version}"
         assumes = f"the mmcv release installed, {version}, with its ops"
     elif any(n == "mmcv-lite" for n, _ in installed) or (torch and vkey(torch)[:1] >= (2,)):
-        spec, assumes = "mmcv", "the 2.x series, whose mmcv carries the ops; if pip list shows mmcv 1.x, mmcv-full instead"
+        spec, assumes = "mmcv", "the 2.x series, whose mmcv carries the ops (if pip list shows mmcv 1.x, mmcv-full instead)"
     elif torch and vkey(torch)[:2] < (1, 8):
         spec, assumes = "mmcv-full", f"the 1.x series, the only one for torch {torch}, whose mmcv-full carries the ops"
     else:
         return  # the series is the OpenMMLab package's choice, which the text does not show: the asks decide it
+    if not version and ranged is None:
+        # the newest of the series: an OpenMMLab package asserting a narrower range says so at its import, and names it
+        assumes += ". If the program then asks for another range of mmcv, install a release in it the same way"
     remove = sorted({"mmcv", "mmcv-full", "mmcv-lite"})
     yield Finding(
         "extension-not-built",
