@@ -31,14 +31,17 @@ def _deciding(doc: dict, code: str) -> list[list[str]]:
 def test_a_source_built_extension_for_another_torch_with_neither_version_shown_is_rebuilt_here():
     # flash-attn's undefined c10::Error symbol, in a conda env whose torch and flash-attn versions the text never
     # shows (Dao-AILab/flash-attention via open-r1#684): its setup.py builds against the torch installed in the
-    # interpreter that runs pip, so the fix is the rebuild there: torch and the release installed read first (the
-    # rebuild keeps that release), then a local build forced.
+    # interpreter that runs pip, so the fix is the rebuild there: torch and the release installed read first, the
+    # broken build removed, then a local build forced of the release pip picks (issue 27, kind 9: decided with the
+    # assumption named on the install, not a placeholder to fill in).
     doc = _pasted("plans3/cases/247-openr1-684-conda-torch260-flashattn280-undefined-symbol")
     (step,) = [s for s in doc["plan"]["steps"] if "extension-symbol-missing" in s["codes"]]
     cmds = step["commands"]
     assert "import torch, torch.utils.cpp_extension" in cmds[0]["argv"][-1]
     assert cmds[1]["argv"][1:] == ["-m", "pip", "show", "flash-attn"]
-    assert cmds[2] == {"set": "FLASH_ATTENTION_FORCE_BUILD", "value": "TRUE"}
+    assert cmds[2]["argv"][1:] == ["-m", "pip", "uninstall", "-y", "flash-attn"]
+    assert cmds[3] == {"set": "FLASH_ATTENTION_FORCE_BUILD", "value": "TRUE"}
+    assert cmds[4]["argv"][1:] == ["-m", "pip", "install", "--no-build-isolation", "--no-cache-dir", "flash-attn"]
     assert _deciding(doc, "extension-symbol-missing") == []
 
 

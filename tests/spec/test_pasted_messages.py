@@ -692,20 +692,21 @@ def _plans15(prefix: str) -> str:
 @states("extension-symbol-missing", FIRES)
 def test_selective_scan_cuda_is_mamba_ssms_extension_and_its_installed_release_is_rebuilt():
     """plans15/1504 (Colab, torch 2.3.0+cu121, mamba-ssm installed without a version): the undefined symbol is in
-    selective_scan_cuda, mamba-ssm's extension (state-spaces/mamba setup.py @fe5f0c85), whose setup.py builds against
-    the installed torch. The fix rebuilds the release installed, which pip show reads first: no release is pinned
-    blind, the install names the one pip show printed (a placeholder the person fills in)."""
-    from gpudoctor.cmdline import Placeholder
+    selective_scan_cuda, mamba-ssm's extension (state-spaces/mamba setup.py @fe5f0c85), built here against the
+    installed torch (MAMBA_FORCE_BUILD: not a release asset). Its release not shown, the fix is decided with a named
+    assumption (issue 27, kind 9): pip show first (the read that shows the release), the broken build removed, the
+    release pip picks installed without build isolation or pip's cache, no placeholder in the command."""
+    from gpudoctor.cmdline import Placeholder, SetEnv
 
     report = _report(_plans15("1504"))
     f = {f.code: f for f in report.findings}["extension-symbol-missing"]
     assert f.title.startswith("mamba-ssm needs")
-    show, install, loads = f.remediation.commands
+    show, remove, force, install, loads = f.remediation.commands
+    assert force == SetEnv("MAMBA_FORCE_BUILD", "TRUE")
     assert show.argv == ("%pip", "show", "mamba-ssm")
-    assert install.argv == (
-        "%pip", "install", "--no-build-isolation", "--no-binary", "mamba-ssm", "--no-cache-dir", "--force-reinstall",
-        "--no-deps", Placeholder("mamba-ssm-pin"),
-    )  # fmt: skip
+    assert remove.argv == ("%pip", "uninstall", "-y", "mamba-ssm")
+    assert install.argv == ("%pip", "install", "--no-build-isolation", "--no-cache-dir", "mamba-ssm")
+    assert "assumes" in install.note and not any(isinstance(a, Placeholder) for a in install.argv)
     # the module the error named, imported after torch: the rebuild took when it loads (plans20/2065)
     assert loads.argv[-2:] == ("-c", "import torch, selective_scan_cuda")
 
@@ -738,16 +739,27 @@ def test_an_extension_merely_named_like_mamba_ssms_is_not_mamba_ssm():
 
 
 @states("extension-symbol-missing", FIRES)
-def test_outside_an_image_an_unversioned_extension_is_not_rebuilt_blind():
+def test_outside_an_image_an_unversioned_extension_is_decided_with_its_assumption_named():
+    """Issue 27, kind 9: the release not shown, the newest is installed for this torch (flash-attn's setup fetches the
+    wheel built for it, or builds against it), after pip show, the read that shows the release installed, and the
+    note says so. flash-attn is built here (FLASH_ATTENTION_FORCE_BUILD): a release asset can be of the other C++ ABI
+    (plans3/247: flash-attn 2.8.0.post2's for torch 2.6)."""
+    from gpudoctor.cmdline import SetEnv
+
     text = (
         "ImportError: /workspace/env/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
         "undefined symbol: _ZN3c104cuda9SetDeviceEi\n"
     )
-    # (blind: the newest release in place of the one installed; the rebuild of the installed release, which pip show
-    # reads and the install names, is not)
     f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
-    installs = [c for c in _argv(f) if "install" in c]
-    assert installs and all(c[-1] != "flash-attn" for c in installs)
+    pips = [c[3:] for c in _argv(f) if c[1:3] == ("-m", "pip")]
+    assert pips == [
+        ("show", "flash-attn"),
+        ("uninstall", "-y", "flash-attn"),
+        ("install", "--no-build-isolation", "--no-cache-dir", "flash-attn"),
+    ]
+    install = next(c for c in f.remediation.commands if "install" in getattr(c, "argv", ()))
+    assert install.note.startswith("assumes")
+    assert SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE") in f.remediation.commands
 
 
 _PJRT = (

@@ -713,6 +713,14 @@ _MOVES_TO_TORCH = ("torchvision", "torchaudio", "xformers", "flash-attn")
 # setup.py @fe5f0c85 and Dao-AILab/causal-conv1d setup.py @dedc05ff, the same scheme). Where no release of it is known
 # to be built for this torch, building it here against that torch is the fix whatever either version is.
 _BUILDS_AGAINST_TORCH = ("flash-attn", "mamba-ssm", "causal-conv1d")
+# Each one's switch that makes its setup.py build here instead of fetching a release asset (flash-attn setup.py
+# @00291362; MAMBA_FORCE_BUILD and CAUSAL_CONV1D_FORCE_BUILD, the same scheme in state-spaces/mamba setup.py @fe5f0c85
+# and Dao-AILab/causal-conv1d setup.py @dedc05ff).
+_FORCE_BUILD = {
+    "flash-attn": "FLASH_ATTENTION_FORCE_BUILD",
+    "mamba-ssm": "MAMBA_FORCE_BUILD",
+    "causal-conv1d": "CAUSAL_CONV1D_FORCE_BUILD",
+}
 
 
 def _top_level_module(obj: str) -> str | None:
@@ -727,15 +735,17 @@ def _top_level_module(obj: str) -> str | None:
 
 
 def _rebuild_here(facts: Facts, ctx: Context, name: str, version: str, torch: str | None, obj: str = "") -> Remediation:
-    """`name` built again against the torch the failing interpreter loads (_BUILDS_AGAINST_TORCH): the same release,
-    never the newest in its place (a newer release may need a newer torch, or change the API the program uses), so
-    where the text did not show its version pip show reads it first and the install names it; torch's version and
-    toolkit are read first where the text did not show them. The module the error named is imported last (after
-    torch, whose libc10 it links against): the rebuild took when it loads, which torch.cuda.is_available() does not
-    show (plans20/2065)."""
+    """`name` built again against the torch the failing interpreter loads (_BUILDS_AGAINST_TORCH). Its version shown:
+    the same release, built from source (a newer release may need a newer torch, or change the API the program uses).
+    Not shown: decided with a named assumption (issue 27, kind 9), as a senior engineer pastes it: pip show first (the
+    read that shows the release installed), the broken build removed, then the release pip picks installed without
+    build isolation: its setup.py fetches the wheel made for this torch's version, CUDA major and C++ ABI, or builds
+    against this torch (flash-attn's CachedWheelsCommand; mamba-ssm and causal-conv1d the same scheme), here told to
+    build (_FORCE_BUILD). torch's version and toolkit are read first where the text did not show them. The
+    module the error named is imported last (after torch, whose libc10 it links against): the rebuild took when it
+    loads, which torch.cuda.is_available() does not show (plans20/2065)."""
     import dataclasses
 
-    from gpudoctor.cmdline import Placeholder
     from gpudoctor.extension_facts import Companion
 
     cmds: list[Line] = [] if torch else [build_toolchain(facts)]
@@ -743,15 +753,21 @@ def _rebuild_here(facts: Facts, ctx: Context, name: str, version: str, torch: st
         cmds.extend(_rebuild(facts, ctx, Companion(name, version, "")))
     else:
         cmds.append(pip(facts, "show", name))
-        *env, install = _rebuild(facts, ctx, Companion(name, "", ""))
-        assert isinstance(install, Cmd) and install.argv[-1] == name  # the spec is rebuild_args' last argument
-        pin = Placeholder(f"{name}-pin")
-        cmds.extend(env)
+        cmds.append(pip(facts, "uninstall", "-y", name))
+        if archs := _arch_list(facts, ctx):
+            cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
+        # Built here, never the release asset its setup.py would fetch: the newest asset can be of the other C++ ABI
+        # than this torch (huggingface/open-r1#684, "Latest version of flash_attn no longer works with torch==2.6.0":
+        # 2.8.0.post2's std::__cxx11 names against torch 2.6.0's old ABI; plans3/247), and a build here matches
+        # whichever torch it is (plans21/2102's mamba-ssm the same way).
+        if force := _FORCE_BUILD.get(name):
+            cmds.append(SetEnv(force, "TRUE"))
+        install = pip(facts, "install", "--no-build-isolation", "--no-cache-dir", name)
         cmds.append(
             dataclasses.replace(
                 install,
-                argv=(*install.argv[:-1], pin),
-                note=f"{pin}: {name}==VERSION, the version pip show printed (the same release, built for this torch)",
+                note=f"assumes the newest {name} suits the program, built here against this torch. If pip show "
+                f"printed a release the program needs, install {name}==that release instead",
             )
         )
     if module := _top_level_module(obj):
@@ -759,11 +775,16 @@ def _rebuild_here(facts: Facts, ctx: Context, name: str, version: str, torch: st
 
         cmds.append(dataclasses.replace(python_step(facts, "-c", f"import torch, {module}"), note="the rebuilt module loads"))
     return Remediation(
-        f"Rebuild {name}{f' {_base(version)}' if version else ', the release installed,'} against the installed torch"
+        (
+            f"Rebuild {name} {_base(version)} against the installed torch"
+            if version
+            else f"Install {name} again, built for the installed torch"
+        )
         + (f" {_base(torch)}" if torch else "")
         + " with the interpreter that failed: --no-build-isolation builds against that torch (an isolated build "
-        "fetches another), --no-cache-dir keeps pip from reinstalling the wheel it built for the old torch, --no-deps "
-        "leaves torch as it is. The build needs nvcc of torch's CUDA major.",
+        "fetches another), --no-cache-dir keeps pip from reinstalling the wheel it built for the old torch"
+        + (", --no-deps leaves torch as it is" if version else "")
+        + ". A build needs nvcc of torch's CUDA major.",
         tuple(cmds),
         component="torch",
     )

@@ -20,6 +20,7 @@ from gpudoctor.checks.catalogued.builds import (
     check_extension_kernel_arch,
     check_extension_source_integer_widths,
     check_link_cuda_libraries,
+    check_mmcv_ext_missing,
     check_python_headers,
     check_shell_nvcc_not_found,
     check_triton_libcuda,
@@ -213,6 +214,7 @@ CHECKS = (
     ),
     Check("catalogued-deepspeed-aio", "frameworks", ("extension-not-built",), check_deepspeed_aio, ("pasted",)),
     Check("catalogued-build-torch-first", "frameworks", ("extension-not-built",), check_build_needs_torch_first, ("pasted",)),
+    Check("catalogued-mmcv-ext", "frameworks", ("extension-not-built",), check_mmcv_ext_missing, ("pasted",)),
     Check(
         "catalogued-source-integer-widths",
         "frameworks",

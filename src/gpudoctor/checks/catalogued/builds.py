@@ -1028,3 +1028,83 @@ def check_extension_source_integer_widths(facts: Facts, ctx: Context) -> Iterabl
             component="torch",
         ),
     )
+
+
+def check_mmcv_ext_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """mmcv's ops found no compiled extension (catalogue.toml: mmcv-ext-missing): the mmcv installed is a build without
+    its CUDA ops (1.x's `mmcv`, 2.x's `mmcv-lite`, or a source build made without MMCV_WITH_OPS). mmcv's own recipe is
+    every one of its distributions uninstalled, then the full build alone through OpenMMLab's installer mim, which picks
+    the prebuilt wheel made for the installed torch and CUDA (or builds it with its ops), as check_mmcv_packages plans
+    for two of them installed (gpudoctor.checks.libraries: open-mmlab/mmcv#1226). Decided with its assumption named
+    (issue 27, kind 9) where the text shows which series it is: the version installed (1.x: mmcv-full of it; 2.x: mmcv
+    of it), else torch's release (mmcv's wheel table, open-mmlab/mmcv docs/en/_static/version.json @05e84ada: a 2.x
+    release is built for torch 1.8 and newer, an older torch only has 2.0.0 release candidates, so there it is the 1.x
+    series, mmcv-full; with a torch 2.x it is taken as the 2.x series, the one OpenMMLab's 2.0 packages for it ask
+    for, whose `mmcv` carries the ops). Neither shown: the asks
+    decide it (the OpenMMLab package that runs chooses the series)."""
+    from gpudoctor.checks.libraries import _MMCV_FAMILY, installed_of
+    from gpudoctor.planner.remedy import pip
+    from gpudoctor.planner.where import python_step
+    from gpudoctor.versions import vkey
+
+    said = _said(facts, "mmcv-ext-missing")
+    if not said:
+        return
+    installed = installed_of(facts, _MMCV_FAMILY)
+    torch = facts.frameworks.torch.value.version if isinstance(facts.frameworks.torch, Found) else None
+    version = next((v for n, v in installed if n in ("mmcv", "mmcv-full") and re.fullmatch(r"\d+(?:\.\d+){1,2}", v)), "")
+    # An open-mmlab package's own range for mmcv, from its assertion in the same text (catalogue.toml:
+    # mmcv-version-incompatible, "Please install mmcv>=1.2.4, <=1.3."): the full build inside it is what that package runs.
+    ranged = next(
+        (
+            m
+            for e in _said(facts, "mmcv-version-incompatible")
+            if (m := re.match(r"(\d+(?:\.\d+){1,2}),\s*<=\s*(\d+(?:\.\d+){0,2})\b", e.get("range") or ""))
+        ),
+        None,
+    )
+    if ranged is not None and vkey(ranged.group(1)) <= vkey(ranged.group(2)):
+        low, high = ranged.group(1), ranged.group(2)
+        spec = f"{'mmcv' if vkey(low)[:1] >= (2,) else 'mmcv-full'}>={low},<={high}"
+        assumes = f"the newest release from {low} to {high}, the range the open-mmlab package asks for, with its ops"
+    elif version:
+        spec = f"{'mmcv' if vkey(version)[:1] >= (2,) else 'mmcv-full'}=={version}"
+        assumes = f"the mmcv release installed, {version}, with its ops"
+    elif any(n == "mmcv-lite" for n, _ in installed) or (torch and vkey(torch)[:1] >= (2,)):
+        spec, assumes = "mmcv", "the 2.x series, whose mmcv carries the ops (if pip list shows mmcv 1.x, mmcv-full instead)"
+    elif torch and vkey(torch)[:2] < (1, 8):
+        spec, assumes = "mmcv-full", f"the 1.x series, the only one for torch {torch}, whose mmcv-full carries the ops"
+    else:
+        return  # the series is the OpenMMLab package's choice, which the text does not show: the asks decide it
+    if not version and ranged is None:
+        # the newest of the series: an OpenMMLab package asserting a narrower range says so at its import, and names it
+        assumes += ". If the program then asks for another range of mmcv, install a release in it the same way"
+    remove = sorted({"mmcv", "mmcv-full", "mmcv-lite"})
+    yield Finding(
+        "extension-not-built",
+        Severity.ERROR,
+        "frameworks",
+        "the installed mmcv has no compiled ops (mmcv._ext): it is a build without them",
+        "mmcv's ops load the compiled extension mmcv._ext, which only its full build carries (1.x: mmcv-full; 2.x: mmcv); "
+        "1.x's `mmcv` and 2.x's `mmcv-lite` are built without it, as is a source build made without MMCV_WITH_OPS. The "
+        "GPU, the driver and torch are not at fault.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            f"Uninstall every mmcv distribution (they share one package directory), then install {spec} alone with "
+            "OpenMMLab's installer mim, which picks the prebuilt wheel made for the installed torch and CUDA, in the "
+            f"interpreter that runs the program (mmcv's own recipe). Assumes {assumes}.",
+            (
+                pip(facts, "uninstall", "-y", *remove),
+                pip(facts, "install", "-U", "openmim"),
+                dataclasses.replace(
+                    python_step(facts, "-m", "mim", "install", spec),
+                    note=f"assumes {assumes}",
+                ),
+                dataclasses.replace(
+                    python_step(facts, "-c", "import mmcv, mmcv.ops; print(mmcv.__version__)"),
+                    note="its compiled ops import",
+                ),
+            ),
+            component="torch",
+        ),
+    )
