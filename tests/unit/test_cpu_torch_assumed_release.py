@@ -67,3 +67,13 @@ def test_a_plain_torch_install_from_the_package_index_is_what_the_step_replaces(
     text = "$ pip install --upgrade torch torchvision\n" + _ERROR.format(site="/home/me/venv/lib/python3.11/site-packages")
     (f,) = findings(from_text(text), "framework-cpu-build")
     assert any(a.startswith("torch==") and "+cu" in a for argv in _argv(f.remediation) for a in argv)
+
+
+def test_an_unexplained_gpu_failure_of_torch_gets_the_cpu_build_step_with_its_install():
+    """'cuda.is_available() returns False' with nothing else shown: the step that runs only where the check shows a CPU
+    torch carries the assumed install after its reads (checks.reported._if_cpu_torch), no longer nvidia-smi alone."""
+    facts = from_text("Torch is not detecting cuda\n\ntorch.cuda.is_available() returning False.\n")
+    (f,) = findings(facts, "pasted-error-unexplained")
+    argv = _argv(f.remediation)
+    assert argv[0][1] == "-c" and argv[1] == ("nvidia-smi",)
+    assert any(a.startswith("torch==") and "+cu" in a for a in argv[-1])

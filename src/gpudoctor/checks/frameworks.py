@@ -431,7 +431,7 @@ def _assumed_build(facts: Facts, ctx: Context, release, variant, why: str) -> Re
         f"{exact}, the newest release whose companions the compatibility matrix pins{for_python}, in its CUDA {variant.cuda} build: "
         f"of its CUDA builds, the one that asks least of the driver ({need}). If nvidia-smi shows an older driver, "
         "upgrade the driver first; if pip show torch shows another release the program needs, install that "
-        "release's CUDA build from the same index instead.",
+        "release's CUDA build instead.",
         (*reads, *commands),
         component="torch",
     )
