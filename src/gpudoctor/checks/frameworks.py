@@ -424,7 +424,8 @@ def _assumed_build(facts: Facts, ctx: Context, release, variant, why: str) -> Re
     if isinstance(first, Cmd) and first.argv[1:3] == ("-m", "pip"):
         reads.append(Cmd((*first.argv[:3], "show", "torch"), root=first.root, note="read-only: the release installed now"))
     py = plan.machine.python
-    for_python = f" for Python {major_minor(py)}" if py else ""
+    # (the Python not shown: the wheels' own range is said, as pip would refuse the install outside it)
+    for_python = f" for Python {major_minor(py)}" if py else f" (its wheels are for Python {release.python.replace(',', ', ')})"
     said = f"{why} " if why else ""
     return Remediation(
         f"{said}Neither an NVIDIA driver nor the installed PyTorch's version was shown, so this assumes PyTorch "
