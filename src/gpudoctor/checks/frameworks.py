@@ -305,8 +305,10 @@ def builds_by_driver(facts: Facts, ctx: Context, framework: str, version: str | 
     from gpudoctor.planner.model import Target
     from gpudoctor.planner.plan import Options
 
-    if framework != "torch" or not version or dev_base(version):
+    if framework != "torch" or (version and dev_base(version)):
         return None
+    if not version:
+        return _assumed_release_build(facts, ctx, why)
     release = ctx.matrix.torch_release(version)
     if release is None:
         return None
@@ -351,6 +353,88 @@ def builds_by_driver(facts: Facts, ctx: Context, framework: str, version: str | 
             last,
             component=framework,
         ),
+    )
+
+
+def _assumed_release_build(facts: Facts, ctx: Context, why: str) -> Remediation | None:
+    """A CPU-only PyTorch whose version the report does not show, where no driver was seen either (issue 27, kind 9:
+    "with the driver unknown, the build with kernels for this GPU that needs the lowest driver, its driver floor named,
+    and nvidia-smi asked for"). A senior engineer pastes the install that is right in the common case: the newest
+    release the matrix knows for this Python and platform, in its CUDA build that asks least of the driver (the oldest
+    stable CUDA variant, whose kernels also reach the oldest GPUs the release supports), pinned with its local tag so
+    that pip replaces the installed +cpu build of the same version. The assumption is said, and the reads that would
+    show otherwise come first: nvidia-smi (its header's CUDA Version must reach the build's) and `pip show torch` (a
+    program pinned to another release keeps it: that release's build from the same index). Threads: plans18/1865
+    (DiffSynth WebUI, "reinstall from PyTorch's cu121 (or cu118) index"), plans22/2266 (a calibre plugin's torch,
+    "install torch from PyTorch's CUDA wheel index"), plans10/1046 (Python 3.8: torch 2.4.1, the last release for it,
+    from the cu121 index). None where no build of any release fits (the prose stays)."""
+
+    if _torch_install_said(facts):
+        return None
+    # The newest release with a stable CUDA build that fits this machine's Python and platform (judge_python: plan.fits),
+    # in that build; a release whose builds are all experimental or unmarked is not yet the common case.
+    for release in sorted(ctx.matrix.torch_releases, key=lambda r: vkey(r.version), reverse=True):
+        stable = sorted((v for v in release.variants.values() if v.cuda and v.status == "stable"), key=lambda v: vkey(v.cuda))
+        if not stable:
+            continue
+        said = _assumed_build(facts, ctx, release, stable[0], why)
+        if said is not None:
+            return said
+    return None
+
+
+def _torch_install_said(facts: Facts) -> bool:
+    """Whether the paste shows the reporter installing a CUDA build of torch themselves (a pip or conda install naming
+    torch with a +cuNNN tag, PyTorch's CUDA index, or conda's pytorch-cuda/cudatoolkit): the release that left them
+    with is theirs to keep, and the newest release would overwrite it (plans20/2054: torch==1.9.0+cu111 installed
+    after the CPU build's error, for spacy's CUDA 11.2 stack). A plain install from the package index (comfyui-4297's
+    `pip install --upgrade torch`) is what brought the CPU build: the step replaces it."""
+    pasted = getattr(facts, "pasted", None)
+    if pasted is None or not pasted.partial:
+        return False
+    for e in (*pasted.reported("pip-install-said"), *pasted.reported("conda-install-said")):
+        text = str(e.get("args") or e.line)
+        torch = any(re.match(r"^(?:torch|pytorch)(?:$|[=<>!~\[])", w) for w in text.split())
+        if torch and re.search(r"\+cu\d+|/whl/cu\d+|\bpytorch-cuda\b|\bcudatoolkit\b", text):
+            return True
+    return False
+
+
+def _assumed_build(facts: Facts, ctx: Context, release, variant, why: str) -> Remediation | None:
+    """_assumed_release_build's step for `release` in its CUDA build `variant`; None where it does not fit."""
+    from gpudoctor.planner.model import Target
+    from gpudoctor.planner.plan import Options, build_floor
+
+    plan, how = framework_plan(facts, ctx, "torch", release.version, options=Options(target=Target(cuda=variant.cuda)))
+    if plan is None or not plan.fits or how != "kept" or plan.chosen.build.variant != variant.tag:
+        return None
+    exact = plan.chosen.build.pin or ""
+    if not exact or exact.endswith(".*"):
+        # A range (torch==2.14.*) keeps an installed +cpu build of a matching version (PEP 440: a specifier without a
+        # local label matches any local label), so only a release whose patch the companion table knows is pinned
+        # (pick_torch.settle: torch==2.11.0+cu126, its companions with it).
+        return None
+    commands = tuple(_step_commands(facts, plan)) + tuple(where.in_tool(facts, c) for c in plan.after)
+    if not commands:
+        return None
+    floor = build_floor(ctx.matrix, plan.machine, variant.cuda)[0]  # (minor version compatibility counted)
+    need = f"driver {floor} or newer" if floor else f"a driver whose nvidia-smi header says CUDA {variant.cuda} or newer"
+    reads: list[Line] = [Cmd(("nvidia-smi",), note=f"read-only: the build below needs {need}")]
+    first = commands[0]
+    if isinstance(first, Cmd) and first.argv[1:3] == ("-m", "pip"):
+        reads.append(Cmd((*first.argv[:3], "show", "torch"), root=first.root, note="read-only: the release installed now"))
+    py = plan.machine.python
+    # (the Python not shown: the wheels' own range is said, as pip would refuse the install outside it)
+    for_python = f" for Python {major_minor(py)}" if py else f" (its wheels are for Python {release.python.replace(',', ', ')})"
+    said = f"{why} " if why else ""
+    return Remediation(
+        f"{said}Neither an NVIDIA driver nor the installed PyTorch's version was shown, so this assumes PyTorch "
+        f"{exact}, the newest release whose companions the compatibility matrix pins{for_python}, in its CUDA {variant.cuda} build: "
+        f"of its CUDA builds, the one that asks least of the driver ({need}). If nvidia-smi shows an older driver, "
+        "upgrade the driver first; if pip show torch shows another release the program needs, install that "
+        "release's CUDA build instead.",
+        (*reads, *commands),
+        component="torch",
     )
 
 

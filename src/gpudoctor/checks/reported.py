@@ -2573,9 +2573,11 @@ def _if_cpu_torch(facts: Facts, ctx: Context, family) -> Remediation | None:
 
     options = _nvcc_target(facts)
     if not facts.driver.version and options is None:
-        # Neither driver nor toolkit seen: the build would be a guess (the planner's lowest-driver pick for the GPU named):
-        # its deciding value, nvidia-smi's CUDA version, is asked in the step instead (issue 27: ask, never guess)
-        return if_cpu_build(facts, None)
+        # Neither driver nor toolkit seen: the release's CUDA builds behind nvidia-smi, or, its version unknown too, the
+        # newest release in its build that asks least of the driver, the assumption said (plan_remediation's by_driver:
+        # issue 27, kind 9, "with the driver unknown, the build ... that needs the lowest driver, its driver floor named,
+        # and nvidia-smi asked for"); where neither decides, nvidia-smi is asked in the step (if_cpu_build).
+        return if_cpu_build(facts, plan_remediation(facts, ctx, "torch", version, "", by_driver=True))
     return if_cpu_build(facts, plan_remediation(facts, ctx, "torch", version, "", options=options))
 
 

@@ -878,4 +878,5 @@ def if_cpu_build(facts: Facts, fix: Remediation | None) -> Remediation:
         requires_root=fix.requires_root,
         component=fix.component or "torch",
         where=fix.where,
+        alternative=fix.alternative,  # (another CUDA build of the release, for an older driver: builds_by_driver)
     )
