@@ -853,7 +853,10 @@ def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_p
 # 45 after h303: tensorrt-3061's libcublas.so.11 defers to the reads again (no CUDA of the machine or a framework
 # shown: which package asks for that major is open, gpudoctor.checks.library_copy.a_copy_may_fix).
 # 47 with both merged.
-UNDECIDED = 47
+# 46 after h310: gcbfplus-1's cuDNN older than JAX's build installs the cuDNN wheel of the build's CUDA major (JAX's
+# cuDNN 8.9 builds are CUDA 12 ones) and puts it first on LD_LIBRARY_PATH (gpudoctor.checks.cudnn_wheel) instead of
+# deferring to the reads.
+UNDECIDED = 46
 
 
 def test_the_steps_that_defer_are_counted():
