@@ -41,10 +41,11 @@ _JAX_CUDA_BY_CUDNN = {(8, 8): 12, (8, 9): 12}
 
 
 def _cuda_major(facts: Facts, who: str, compiled: tuple[int, ...]) -> int | None:
-    """The CUDA major of the framework's build: JAX's packages name it (jaxlib's +cudaNN tag, jax-cudaNN-plugin), or
-    JAX's cuDNN release decides it; else the one CUDA-tagged distribution or CUDA major the text shows, where it shows
-    exactly one."""
-    from gpudoctor.checks.libraries import cuda_majors_known
+    """The CUDA major of a build that loads NVIDIA's wheels: JAX's packages name it (jaxlib's +cudaNN.cudnnNN tag,
+    jax-cudaNN-plugin), or JAX's cuDNN release decides it; else the one CUDA-tagged distribution the environment
+    lists (nvidia-cudnn-cu12, cupy-cuda11x). A CUDA the text only states is no such sign: a jaxlib 0.1.65+cuda112 or a
+    TensorFlow of that time loads the machine's cuDNN, and its thread's fix was a newer system cuDNN, never a wheel
+    (google/jax#6517, tests/blind/plans2/cases/110-*)."""
     from gpudoctor.checks.library_copy import _wheel_cuda_majors
 
     said = {c.get("means") for c in facts.pasted.cues if c.get("cue") == JAX_CUDA_SAID}
@@ -52,7 +53,7 @@ def _cuda_major(facts: Facts, who: str, compiled: tuple[int, ...]) -> int | None
         return int(m)
     if who == "JAX" and (cuda := _JAX_CUDA_BY_CUDNN.get(compiled[:2])):
         return cuda
-    shown = cuda_majors_known(facts) | _wheel_cuda_majors(facts)
+    shown = _wheel_cuda_majors(facts)
     return next(iter(shown)) if len(shown) == 1 else None
 
 

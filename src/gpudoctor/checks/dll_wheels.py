@@ -32,21 +32,14 @@ _WHEEL_BINS = (
 )
 
 
-def cudnn_wheel(cuda: int, cudnn: int) -> str | None:
-    """NVIDIA's cuDNN wheel of this cuDNN major for this CUDA major, as a requirement that resolves for win_amd64."""
-    from gpudoctor.checks.libraries import _CUDNN_CU11, _CUDNN_CU12
-
-    return {11: _CUDNN_CU11, 12: _CUDNN_CU12}.get(cuda, {}).get(cudnn)
-
-
-def windows_wheel_dlls(facts: Facts, cuda: int, cudnn: int, *, note: str) -> tuple[Line, ...] | None:
-    """The pip install of CUDA `cuda`'s runtime, cuBLAS, cuFFT and cuRAND wheels and cuDNN `cudnn`'s into the program's
-    Python, and the line that puts every NVIDIA wheel's bin folder first on PATH; None where no wheel of those majors
-    exists (CUDA 10, cuDNN 7: NVIDIA publishes none)."""
+def windows_wheel_dlls(facts: Facts, cuda: int, dnn: str | None, *, note: str) -> tuple[Line, ...] | None:
+    """The pip install of CUDA `cuda`'s runtime, cuBLAS, cuFFT and cuRAND wheels and the cuDNN wheel `dnn` (a
+    requirement: checks.libraries' _CUDNN_CU11/_CUDNN_CU12) into the program's Python, and the line that puts every
+    NVIDIA wheel's bin folder first on PATH; None where no wheel of those majors exists (CUDA 10, cuDNN 7: NVIDIA
+    publishes none)."""
     from gpudoctor.planner.remedy import library_dir, pip, python_exe
 
     wheels = _CUDA_WHEELS.get(cuda)
-    dnn = cudnn_wheel(cuda, cudnn)
     if wheels is None or dnn is None:
         return None
     exe = "python" if python_exe(facts) == "python3" else python_exe(facts)
@@ -56,6 +49,6 @@ def windows_wheel_dlls(facts: Facts, cuda: int, cudnn: int, *, note: str) -> tup
     )
 
 
-def install_words(cuda: int, cudnn: int) -> str:
+def install_words(cuda: int, cudnn: int, dnn: str) -> str:
     """The wheels named in words, for a summary."""
-    return f"NVIDIA's CUDA {cuda} runtime, cuBLAS, cuFFT and cuRAND wheels and cuDNN {cudnn}'s ({cudnn_wheel(cuda, cudnn)})"
+    return f"NVIDIA's CUDA {cuda} runtime, cuBLAS, cuFFT and cuRAND wheels and cuDNN {cudnn}'s ({dnn})"

@@ -373,8 +373,9 @@ def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[F
     if not back and not nuget and not _said(facts, "onnxruntime-native-binding"):
         from gpudoctor.checks.dll_wheels import install_words, windows_wheel_dlls
 
+        dnn = {11: _CUDNN_CU11, 12: _CUDNN_CU12}.get(cuda, {}).get(cudnn)
         wheels = windows_wheel_dlls(
-            facts, cuda, cudnn, note=f"every NVIDIA wheel's bin folder, CUDA {cuda}'s and cuDNN {cudnn}'s DLLs, first on PATH"
+            facts, cuda, dnn, note=f"every NVIDIA wheel's bin folder, CUDA {cuda}'s and cuDNN {cudnn}'s DLLs, first on PATH"
         )
     yield Finding(
         "framework-cuda-libs-missing",
@@ -404,7 +405,7 @@ def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[F
             )
             if back and build is not None
             else f"See which of the DLLs {who} loads are on PATH (the step assumes some are missing, as the error says); "
-            f"install them as {install_words(cuda, cudnn)} with the Python that runs the program (no toolkit, no "
+            f"install them as {install_words(cuda, cudnn, dnn or '')} with the Python that runs the program (no toolkit, no "
             "administrator), put their bin folders first on PATH in the shell that starts the program, and start it "
             "again from there (a terminal or an IDE opened before the change does not see it)."
             + keep_path(facts, windows=True)
