@@ -370,7 +370,9 @@ def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[F
     # first on PATH, is the decided step (a C# or C++ program's NuGet or native onnxruntime is no pip user: it keeps the
     # toolkit route). It assumes where.exe finds some of them missing, which the error says.
     wheels = None
-    if not back and not nuget and not _said(facts, "onnxruntime-native-binding"):
+    # Only where the text names the release: with the provider's warning alone (an ask case: which DLL PATH lacks is
+    # not shown, plans4/310, plans7/622) the reads decide first.
+    if version and not back and not nuget and not _said(facts, "onnxruntime-native-binding"):
         from gpudoctor.checks.dll_wheels import install_words, windows_wheel_dlls
 
         dnn = {11: _CUDNN_CU11, 12: _CUDNN_CU12}.get(cuda, {}).get(cudnn)
