@@ -33,10 +33,6 @@ def _ort_findings(text: str):
             ("cudart64_110.dll", "cublas64_11.dll", "cublasLt64_11.dll", "cudnn64_8.dll"),
         ),
         (
-            "pip install onnxruntime-gpu==1.20.1\n" + ERROR_126.format(where="venv\\Lib\\site-packages\\onnxruntime\\capi"),
-            ("cudart64_12.dll", "cublas64_12.dll", "cublasLt64_12.dll", "cudnn64_9.dll"),
-        ),
-        (
             "Microsoft.ML.OnnxRuntime.Gpu 1.16.3\n" + ERROR_126.format(where="bin\\Debug\\net8.0"),
             ("cudart64_110.dll", "cublas64_11.dll", "cublasLt64_11.dll", "cudnn64_8.dll"),
         ),
@@ -49,6 +45,23 @@ def test_release_names_the_dlls(text, dlls):
     assert isinstance(cmd, Cmd)
     assert cmd.argv == ("where.exe", *dlls)
     assert (type(path).__name__, path.name, path.parts[1:]) == ("PrependPath", "PATH", ("\\bin",))
+
+
+def test_the_pip_package_gets_its_builds_wheels_on_path():
+    # (h310) the pip package in a Python: the DLLs of its build's majors as NVIDIA's wheels into that Python, every
+    # wheel's bin folder first on PATH, after the where.exe that shows which are missing (gpudoctor.checks.dll_wheels)
+    text = "pip install onnxruntime-gpu==1.20.1\n" + ERROR_126.format(where="venv\\Lib\\site-packages\\onnxruntime\\capi")
+    (finding,) = _ort_findings(text)
+    where, install, path = finding.remediation.commands
+    assert where.argv == ("where.exe", "cudart64_12.dll", "cublas64_12.dll", "cublasLt64_12.dll", "cudnn64_9.dll")
+    assert install.argv[-5:] == (
+        "nvidia-cuda-runtime-cu12",
+        "nvidia-cublas-cu12",
+        "nvidia-cufft-cu12",
+        "nvidia-curand-cu12",
+        "nvidia-cudnn-cu12==9.*",
+    )
+    assert (type(path).__name__, path.name, type(path.parts[0]).__name__) == ("PrependPath", "PATH", "Output")
 
 
 @pytest.mark.parametrize(

@@ -27,8 +27,21 @@ def test_the_message_with_a_release_stated_names_the_dlls_on_windows():
     )
     assert doc["facts"]["platform"]["system"] == "Windows"
     (finding,) = [f for f in doc["findings"] if f["code"] == "framework-cuda-libs-missing"]
-    argvs = [c["argv"] for c in finding["remediation"]["argv"]]
+    argvs = [c["argv"] for c in finding["remediation"]["argv"] if "argv" in c]
     assert ["where.exe", "cudart64_110.dll", "cublas64_11.dll", "cublasLt64_11.dll", "cudnn64_8.dll"] in argvs
+    # (h310) then the DLLs of that build's majors as NVIDIA's wheels, their bin folders first on PATH
+    assert [
+        "python",
+        "-m",
+        "pip",
+        "install",
+        "nvidia-cuda-runtime-cu11",
+        "nvidia-cublas-cu11",
+        "nvidia-cufft-cu11",
+        "nvidia-curand-cu11",
+        "nvidia-cudnn-cu11==8.*",
+    ] in argvs
+    assert [c["prepend"] for c in finding["remediation"]["argv"] if "prepend" in c] == ["PATH"]
     assert not any(a[0] in ("ldconfig", "python3") for a in (x["argv"] for x in doc["pasted"]["ask_for"]))
 
 
@@ -52,8 +65,7 @@ def test_the_message_says_windows_only_where_no_linux_is_named(tmp_path, text, s
     [
         # a C# program's NuGet package, Microsoft.ML.OnnxRuntime.GPU 1.16.0, with CUDA 12.2 installed
         "plans17/cases/1712-ort20571-windows-csharp-nuget-ort1160-cuda122-cudnn89-providers-cuda-dll-error-126-needs-cuda118",
-        # a Python program's onnxruntime-gpu 1.16.3, with CUDA 11.8 installed
-        "plans17/cases/1749-deeplivecam-948-windows-py3100-onnxruntime-gpu-1163-cuda118-cudnn8-missing-cuda-path-set-not-loaded",
+        # (a Python program's onnxruntime-gpu, plans17/1749, gets its build's wheels instead since h310: the test above)
     ],
 )
 def test_the_missing_provider_dlls_are_found_on_disk_then_put_on_path(case):

@@ -863,8 +863,11 @@ def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_p
 # 45 after h308 (2 fewer): comfyui-4297 and sdnext-4232 (a CPU-only PyTorch, neither its version nor a driver shown) get
 # the newest release whose companions the matrix pins, in its CUDA build that asks least of the driver, with the
 # assumption said and nvidia-smi and pip show torch first (gpudoctor.checks.frameworks._assumed_release_build).
-# 44 with both merged.
-UNDECIDED = 44
+# 46 after h310: gcbfplus-1's cuDNN older than JAX's build installs the cuDNN wheel of the build's CUDA major (JAX's
+# cuDNN 8.9 builds are CUDA 12 ones) and puts it first on LD_LIBRARY_PATH (gpudoctor.checks.cudnn_wheel) instead of
+# deferring to the reads.
+# 43 with the three merged.
+UNDECIDED = 43
 
 
 def test_the_steps_that_defer_are_counted():

@@ -366,6 +366,19 @@ def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[F
     )
     dlls = (*_ORT_CUDA_DLLS[cuda], f"cudnn64_{cudnn}.dll")
     where = Cmd(("where.exe", *dlls), note=f"the CUDA {cuda} and cuDNN {cudnn} DLLs PATH finds")
+    # The pip package in a Python the text shows: its build's DLLs as NVIDIA's wheels into that Python, their bin folders
+    # first on PATH, is the decided step (a C# or C++ program's NuGet or native onnxruntime is no pip user: it keeps the
+    # toolkit route). It assumes where.exe finds some of them missing, which the error says.
+    wheels = None
+    # Only where the text names the release: with the provider's warning alone (an ask case: which DLL PATH lacks is
+    # not shown, plans4/310, plans7/622) the reads decide first.
+    if version and not back and not nuget and not _said(facts, "onnxruntime-native-binding"):
+        from gpudoctor.checks.dll_wheels import install_words, windows_wheel_dlls
+
+        dnn = {11: _CUDNN_CU11, 12: _CUDNN_CU12}.get(cuda, {}).get(cudnn)
+        wheels = windows_wheel_dlls(
+            facts, cuda, dnn, note=f"every NVIDIA wheel's bin folder, CUDA {cuda}'s and cuDNN {cudnn}'s DLLs, first on PATH"
+        )
     yield Finding(
         "framework-cuda-libs-missing",
         Severity.ERROR,
@@ -393,6 +406,14 @@ def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[F
                 "(a new terminal or IDE sees them): where.exe shows which of its DLLs PATH finds."
             )
             if back and build is not None
+            else f"See which of the DLLs {who} loads are on PATH (the step assumes some are missing, as the error says); "
+            f"install them as {install_words(cuda, cudnn, dnn or '')} with the Python that runs the program (no toolkit, no "
+            "administrator), put their bin folders first on PATH in the shell that starts the program, and start it "
+            "again from there (a terminal or an IDE opened before the change does not see it)."
+            + keep_path(facts, windows=True)
+            + f" Or install {_ort_installs(cuda, cudnn)} with their bin folders on PATH; or move to the {package} "
+            "release built for the CUDA and cuDNN installed."
+            if wheels
             else f"See which of the DLLs {who} loads are on PATH; install what is missing: {_ort_installs(cuda, cudnn)}. "
             f"Then put cuDNN's bin folder first on PATH in the shell that starts the program, and start it again from "
             f"there (a terminal or an IDE such as Visual Studio opened before the change does not see it)."
@@ -400,6 +421,8 @@ def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[F
             + f" Or move to the {package} release built for the CUDA and cuDNN installed.",
             (_pip(facts, "install", f"{package}=={back}"), where)
             if back
+            else (where, *wheels)
+            if wheels
             else (where, PrependPath("PATH", (Placeholder("cudnn-folder"), "\\bin"), note=f"cuDNN {cudnn}'s DLLs first")),
             component="environment",
         ),

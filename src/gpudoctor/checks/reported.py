@@ -1079,9 +1079,12 @@ def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
     who = e.get("program") or ("Paddle" if paddle else " and ".join(_TITLES[f] for f in sorted(named)) or "the framework")
     # a loaded cuDNN the program printed, of an older major than the one held (pasted.printed): another copy came first
     stray = _cudnn_stray(facts, who, loaded, compiled) if e.get("held") else None
+    from gpudoctor.checks.cudnn_wheel import cudnn_wheel_upgrade
+
     rem = (
         stray
         or _conda_cudnn(facts, who, loaded, compiled)
+        or cudnn_wheel_upgrade(facts, who, loaded, compiled)
         or Remediation(
             f"Install cuDNN >= {compiled} (major {compiled.split('.')[0]}) where {who} loads it, or a build of {who} "
             f"made for cuDNN {loaded}; find the copy that loads first (it may shadow a newer one).",

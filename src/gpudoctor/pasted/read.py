@@ -592,14 +592,16 @@ def _image_torch(g: Gathered) -> None:
 # JAX's CUDA major as its packages spell it: the plugin's name, jax's extra, a CUDA jaxlib's local tag.
 # (and the plugin's module, jax_plugins/xla_cuda12, as a traceback names it)
 _JAX_CUDA = re.compile(
-    r"\bjax-cuda(\d{2})-(?:plugin|pjrt)\b|\bjax\[cuda(\d{2})(?:_pip|_local)?\]|\bjaxlib\S*?\+cuda(\d{2})\b"
+    r"\bjax-cuda(\d{2})-(?:plugin|pjrt)\b|\bjax\[cuda(\d{2})(?:_pip|_local)?\]|\bjaxlib(?:[\s:=]+v?\d)?\S*?\+cuda(\d{2})\b"
     r"|\bjax_plugins[./\\]xla_cuda(\d{2})\b"
 )
 
 
 _CONDA_JAX = re.compile(r"\binstall\b.*?(?<![\w-])jax(?:lib)?(?![\w-])")
-# jax's cudaNN_local extra: JAX set up to load the machine's own CUDA and cuDNN, not NVIDIA's wheels
-_JAX_LOCAL = re.compile(r"\bjax\[cuda\d{2}_local\]")
+# jax's cudaNN_local extra: JAX set up to load the machine's own CUDA and cuDNN, not NVIDIA's wheels; or a jaxlib
+# whose local tag names its build's majors ("jaxlib v0.4.11.dev20230517+cuda11.cudnn86", google/jax#16038): the CUDA
+# major of the cuDNN wheel that fixes a cuDNN older than the build's (gpudoctor.checks.cudnn_wheel)
+_JAX_LOCAL = re.compile(r"\bjax\[cuda\d{2}_local\]|\bjaxlib\b.{0,40}?\+cuda\d{2}\.cudnn\d{2,3}\b")
 _JAX_DISAGREE = frozenset({"pjrt-plugin-mismatch", "jax-plugin-incompatible", "jax-plugin-api-missing"})
 
 
