@@ -37,7 +37,7 @@ _CHECK = {
 # cuda11_cudnn82 / cuda11_cudnn86 extras), the cuDNN 8.8 and 8.9 ones CUDA 12 builds (jaxlib 0.4.7+cuda12.cudnn88,
 # 0.4.13 to 0.4.28+cuda12.cudnn89 on jax's CUDA release index, whose cuda12_pip extra requires
 # nvidia-cudnn-cu12>=8.9.2.26,<9.0; lgrcia/prose's poetry.lock as rseng/gpu-search stores it).
-_JAX_CUDA_BY_CUDNN = {(8, 8): 12, (8, 9): 12}
+_JAX_CUDA_BY_CUDNN: dict[tuple[int, ...], int] = {(8, 8): 12, (8, 9): 12}
 
 
 def _cuda_major(facts: Facts, who: str, compiled: tuple[int, ...]) -> int | None:
@@ -46,14 +46,14 @@ def _cuda_major(facts: Facts, who: str, compiled: tuple[int, ...]) -> int | None
     lists (nvidia-cudnn-cu12, cupy-cuda11x). A CUDA the text only states is no such sign: a jaxlib 0.1.65+cuda112 or a
     TensorFlow of that time loads the machine's cuDNN, and its thread's fix was a newer system cuDNN, never a wheel
     (google/jax#6517, tests/blind/plans2/cases/110-*)."""
-    from gpudoctor.checks.library_copy import _wheel_cuda_majors
+    from gpudoctor.checks.library_copy import wheel_cuda_majors
 
     said = {c.get("means") for c in facts.pasted.cues if c.get("cue") == JAX_CUDA_SAID}
     if len(said) == 1 and (m := next(iter(said))) and m.isdigit():
         return int(m)
     if who == "JAX" and (cuda := _JAX_CUDA_BY_CUDNN.get(compiled[:2])):
         return cuda
-    shown = _wheel_cuda_majors(facts)
+    shown = wheel_cuda_majors(facts)
     return next(iter(shown)) if len(shown) == 1 else None
 
 

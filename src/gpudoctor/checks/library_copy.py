@@ -82,7 +82,7 @@ def look_and_export(facts: Facts, stem: str, name: str) -> tuple[Cmd, PrependPat
 _WHEEL_CUDA = re.compile(r"(?:-cuda|-cu)(?P<major>1\d)(?:\d|x)?$")
 
 
-def _wheel_cuda_majors(facts: Facts) -> set[int]:
+def wheel_cuda_majors(facts: Facts) -> set[int]:
     from gpudoctor.probed import Found
 
     py = facts.frameworks.python
@@ -106,7 +106,7 @@ def a_copy_may_fix(facts: Facts, soname: str) -> bool:
     from gpudoctor.checks.libraries import cuda_majors_known
 
     m = _CUDA_MAJOR_SONAME.match(soname)
-    return m is None or int(m.group("major")) in cuda_majors_known(facts) | _wheel_cuda_majors(facts)
+    return m is None or int(m.group("major")) in cuda_majors_known(facts) | wheel_cuda_majors(facts)
 
 
 def found_copy_dir(facts: Facts, missing: list[str], install: str, component: str) -> Remediation | None:

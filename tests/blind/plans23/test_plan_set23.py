@@ -16,7 +16,11 @@ class TestSet23(setcheck.WholeSet):
     ranges = {
         "A (h305, frameworks and NVIDIA)": (2301, 2329, 22),
         "B (h306, application projects)": (2331, 2359, 20),
-        "C (h307, the stack's everyday messages, first unused thread)": (2361, 2389, 9)  # 12 before collection: the pre-registered queries gave 9 (README),
+        "C (h307, the stack's everyday messages, first unused thread)": (
+            2361,
+            2389,
+            9,
+        ),  # 12 before collection: the pre-registered queries gave 9 (README),
     }
     least_cases = 42
     least_evidence = {"fine": 9, "ask": 11, "broken": 18}
