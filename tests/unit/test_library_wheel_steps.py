@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpudoctor.cmdline import Cmd, Output, PrependPath
+from gpudoctor.cmdline import Cmd, Output, PrependPath, render
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
@@ -48,7 +48,12 @@ def test_a_windows_cuda11_provider_gets_the_cuda11_and_cudnn8_wheels_on_path():
         (setting,) = _settings(f)
         assert setting.names == ("PATH",)
         (out,) = [p for p in setting.parts if isinstance(p, Output)]
-        assert out.argv[0] == "python" and "'bin'" in out.argv[2]
+        assert out.argv[0] == "python" and out.argv[3:] == ("bin",)
+        # cmd.exe's `for /f ('...')` cannot hold a single quote, PowerShell 5.1 drops a double one: the program has
+        # neither, so the PATH line is printed for both shells (before, cmd got "not shown: use PowerShell")
+        assert not set("'\"") & set(out.argv[2])
+        for target in ("cmd", "powershell"):
+            assert render(setting, target)
         # the read that shows which DLLs PATH holds comes first
         assert f.remediation.commands[0].argv[0] == "where.exe"
 

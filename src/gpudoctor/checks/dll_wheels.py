@@ -26,10 +26,14 @@ _CUDA_WHEELS = {
 }
 
 # Every bin folder of NVIDIA's wheels in the interpreter's site-packages (the nvidia namespace package), joined by
-# Windows' path separator; no double quote inside (Windows PowerShell 5.1 drops them from a native argument).
+# Windows' path separator. No quote of either kind inside: Windows PowerShell 5.1 drops double quotes from a native
+# argument, and a single quote ends cmd.exe's `for /f ('...')` command (gpudoctor.cmdline refuses it, and the line
+# would not be printed for cmd at all): the folder's name comes in as the program's argument (_BIN) instead.
 _WHEEL_BINS = (
-    "import glob, os, nvidia; print(os.pathsep.join(sorted(glob.glob(os.path.join(list(nvidia.__path__)[0], '*', 'bin')))))"
+    "import os, sys, nvidia; r = list(nvidia.__path__)[0]; print(os.pathsep.join(sorted(os.path.join(r, d, sys.argv[1])"
+    " for d in os.listdir(r) if os.path.isdir(os.path.join(r, d, sys.argv[1])))))"
 )
+_BIN = "bin"
 
 
 def windows_wheel_dlls(facts: Facts, cuda: int, dnn: str | None, *, note: str) -> tuple[Line, ...] | None:
@@ -45,7 +49,7 @@ def windows_wheel_dlls(facts: Facts, cuda: int, dnn: str | None, *, note: str) -
     exe = "python" if python_exe(facts) == "python3" else python_exe(facts)
     return (
         pip(facts, "install", *wheels, dnn),
-        library_dir(facts, (Output((exe, "-c", _WHEEL_BINS)),), windows=True, note=note),
+        library_dir(facts, (Output((exe, "-c", _WHEEL_BINS, _BIN)),), windows=True, note=note),
     )
 
 
