@@ -431,6 +431,12 @@ WSL2_RELEASE_PLACED = "microsoft-standard-WSL2"
 # installed properly"); its `means` is the distribution. Which torch it was built for decides whether it loads, so
 # gpudoctor.pasted.ask asks for both versions where the text shows neither.
 EXTENSION_NAMED = "a compiled torch extension named"
+# The cue the pasted reader sets where torch.utils.cpp_extension's "The detected CUDA version (X) mismatches the version
+# that was used to compile PyTorch (Y)" names a PyTorch CUDA of another major than the installed torch's own tag
+# (+cuXYZ, printed or stated): the build imported another torch than the installed one, the one pip's isolated build
+# environment fetched for the package's build requirement. Its `means` is "installed CUDA|message's CUDA"
+# (gpudoctor.pasted.isolated_build; judged by gpudoctor.checks.catalogued.builds).
+ISOLATED_BUILD_TORCH = "an isolated build compiled against another torch"
 # The cue the pasted reader sets where the text names NVIDIA's PyTorch container image (nvcr.io/nvidia/pytorch:23.10-py3)
 # as where it runs; its `means` is the image. Its torch is NVIDIA's own build of a pre-release (2.1.0a0+32f93b1 in
 # 23.10, NVIDIA's PyTorch release notes), for which no project publishes wheels: an extension is built against it.

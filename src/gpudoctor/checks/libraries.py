@@ -1313,6 +1313,79 @@ def check_cupy_module_incomplete(facts: Facts, ctx: Context) -> Iterable[Finding
     )
 
 
+# The names onnxruntime/__init__.py binds at import (microsoft/onnxruntime @014833fc: from the compiled binding
+# onnxruntime.capi._pybind_state, and InferenceSession and its kin from onnxruntime_inference_collection). An
+# AttributeError for one of them is no release's removal: the package directory lacks the files that define it.
+ORT_INIT_NAMES = (
+    "InferenceSession", "SessionOptions", "RunOptions", "GraphOptimizationLevel", "ExecutionMode", "ExecutionOrder",
+    "get_available_providers", "get_all_providers", "get_device", "get_build_info", "get_version_string",
+    "set_default_logger_severity", "set_default_logger_verbosity", "set_seed", "IOBinding", "OrtValue", "OrtDevice",
+    "SparseTensor", "ModelMetadata", "NodeArg", "SessionIOBinding", "OrtMemoryInfo", "OrtMemType", "OrtArenaCfg",
+    "OrtAllocatorType", "OrtSparseFormat", "create_and_register_allocator", "enable_telemetry_events",
+    "disable_telemetry_events",
+)
+
+
+def _ort_missing_name(e) -> str | None:
+    """The onnxruntime name the AttributeError names, where it is one __init__ binds; a name cut at the end of the
+    paste (no closing quote: "has no attribute 'Se") where it begins exactly one such name's spelling."""
+    name = e.get("attribute") or ""
+    if name in ORT_INIT_NAMES:
+        return name
+    if not e.get("closed"):
+        begun = [n for n in ORT_INIT_NAMES if n.startswith(name)]
+        if begun and len(name) >= 2:
+            return begun[0] if len(begun) == 1 else name + "..."
+    return None
+
+
+def check_onnxruntime_module_incomplete(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """ "module 'onnxruntime' has no attribute 'SessionOptions'" (catalogue.toml: onnxruntime-module-incomplete): the
+    onnxruntime/ directory is not one whole install. Every onnxruntime distribution installs it, so all of them go and
+    one comes back, as ONNX Runtime's own recipe has it. Where a listing shows two of them together,
+    check_onnxruntime_packages says it with their names and versions."""
+    from gpudoctor.planner.where import python_exe, python_step
+
+    said = [(e, name) for e in _said(facts, "onnxruntime-module-incomplete") if (name := _ort_missing_name(e))]
+    if not said or ort_packages(facts):
+        return
+    e, name = said[0]
+    windows = (facts.platform.system or "").lower().startswith("win")
+    python = python_exe(facts)
+    where = dataclasses.replace(
+        python_step(facts, "-c", "import onnxruntime, os; print(os.path.dirname(onnxruntime.__file__))"),
+        note="the onnxruntime folder this Python imports: a site-packages one, not a folder of the same name in the "
+        "working directory",
+    )
+    listing = Cmd(
+        (python, "-m", "pip", "list"),
+        pipe=("findstr", "/i", "onnxruntime") if windows else ("grep", "-i", "onnxruntime"),
+        note="every onnxruntime distribution in this Python",
+    )
+    family = [n for n in _ORT_FAMILY if n != "onnxruntime-training"]
+    uninstall = _pip(facts, "uninstall", "-y", *family)
+    install = _pip(facts, "install", "--force-reinstall", "onnxruntime-gpu")
+    yield Finding(
+        "nvidia-wheels-conflict",
+        Severity.WARNING,  # the code's severity (docs/findings/nvidia-wheels-conflict.md)
+        "frameworks",
+        f"the onnxruntime package has no '{name}': its directory is not one whole ONNX Runtime install",
+        "onnxruntime's own __init__ defines this name, so a package without it is missing files: onnxruntime, "
+        "onnxruntime-gpu and the other ONNX Runtime distributions all install the same site-packages/onnxruntime "
+        "folder; installed together they overwrite each other's files, and uninstalling one deletes files the other "
+        "needs. The GPU, the driver and CUDA are not involved: the import fails before any of them is used.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Uninstall every ONNX Runtime distribution (pip skips those not installed), then install onnxruntime-gpu "
+            "alone, in the Python that runs the program (onnxruntime-gpu has the CPU provider too; on a machine without "
+            "an NVIDIA GPU install onnxruntime instead). If a requirement names `onnxruntime`, it pulls the CPU one "
+            "back in on its next install: install onnxruntime-gpu after it.",
+            (where, listing, uninstall, install, ort_verify(facts)),
+            component="environment",
+        ),
+    )
+
+
 # --- onnxruntime's distributions ------------------------------------------------------------------------------
 
 # The distributions that all install site-packages/onnxruntime/: whichever pip or uv installs last overwrites the
@@ -1738,6 +1811,13 @@ CHECKS = (
     Check("library-cupy-packages", "frameworks", ("nvidia-wheels-conflict",), check_cupy_packages, ("pasted",)),
     Check("library-cupy-incomplete", "frameworks", ("nvidia-wheels-conflict",), check_cupy_module_incomplete, ("pasted",)),
     Check("library-onnxruntime-packages", "frameworks", ("nvidia-wheels-conflict",), check_onnxruntime_packages),
+    Check(
+        "library-onnxruntime-incomplete",
+        "frameworks",
+        ("nvidia-wheels-conflict",),
+        check_onnxruntime_module_incomplete,
+        ("pasted",),
+    ),
     Check("library-faiss-packages", "frameworks", ("nvidia-wheels-conflict",), check_faiss_packages),
     Check("library-fork-packages", "frameworks", ("nvidia-wheels-conflict",), check_fork_packages),
     Check("library-mmcv-packages", "frameworks", ("nvidia-wheels-conflict",), check_mmcv_packages),

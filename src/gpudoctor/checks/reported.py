@@ -702,6 +702,13 @@ def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Findi
     ]
     if not said or _emits(check_torch_major, facts, ctx, "toolkit-torch-major-mismatch"):
         return
+    from gpudoctor.facts import ISOLATED_BUILD_TORCH
+
+    own = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == ISOLATED_BUILD_TORCH), "")
+    if own and (not shown or vkey(shown)[:1] == vkey(own.partition("|")[0])[:1]):
+        # The message's PyTorch is the isolated build's, not the installed one, and nvcc fits the installed torch:
+        # checks.catalogued.builds (check_isolated_build_other_torch) says it; no toolkit is to move.
+        return
     e = said[0]
     nvcc, torch = e.get("nvcc") or shown, e.get("torch") or "?"
     yield Finding(

@@ -40,6 +40,7 @@ from gpudoctor.pasted.distro_traces import agreed, names_a_distribution, read_tr
 from gpudoctor.pasted.failing import read_failing_command
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.printed import loaded_older
+from gpudoctor.pasted.isolated_build import read_isolated_build
 from gpudoctor.pasted.variants import read_variants
 from gpudoctor.pasted.workloads import read_workloads
 from gpudoctor.versions import cuda_from_int, version_key
@@ -158,6 +159,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _unrecognised_failures(g, outputs)
     _plugin_present(g, sources)
     _from_errors(g)
+    read_isolated_build(g)  # (after the error texts and the torch they may contradict)
     _wsl_listed(g)
     _pip_installed(g)
     _torch_wheel_downloaded(g)

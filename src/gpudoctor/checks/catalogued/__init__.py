@@ -13,6 +13,7 @@ from gpudoctor.checks.base import Check
 from gpudoctor.checks.catalogued.builds import (
     check_build_cudnn_headers,
     check_build_needs_torch_first,
+    check_isolated_build_other_torch,
     check_build_toolkit_missing,
     check_cmake_arch_list,
     check_cuda_vs_integration,
@@ -214,6 +215,13 @@ CHECKS = (
     ),
     Check("catalogued-deepspeed-aio", "frameworks", ("extension-not-built",), check_deepspeed_aio, ("pasted",)),
     Check("catalogued-build-torch-first", "frameworks", ("extension-not-built",), check_build_needs_torch_first, ("pasted",)),
+    Check(
+        "catalogued-isolated-build-torch",
+        "frameworks",
+        ("extension-not-built",),
+        check_isolated_build_other_torch,
+        ("pasted",),
+    ),
     Check("catalogued-mmcv-ext", "frameworks", ("extension-not-built",), check_mmcv_ext_missing, ("pasted",)),
     Check(
         "catalogued-source-integer-widths",

@@ -1108,3 +1108,76 @@ def check_mmcv_ext_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
             component="torch",
         ),
     )
+
+
+# A pip install the reporter typed, as the REPORTER_COMMAND cue holds it: its arguments after "install".
+_PIP_INSTALL_TYPED = re.compile(r"^(?:\S*python\S*\s+-m\s+)?(?:\S*/)?pip3?\s+install\s+(?P<args>[^|;&<>\n]{1,400})$")
+
+
+def check_isolated_build_other_torch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """torch.utils.cpp_extension's "The detected CUDA version (X) mismatches the version that was used to compile
+    PyTorch (Y)" where the installed torch's own tag names another CUDA major than Y (the cue ISOLATED_BUILD_TORCH,
+    gpudoctor.pasted.isolated_build): the build imported the torch pip's isolated build environment installed for the
+    package's build requirement (from the default index, its release's default CUDA variant), not the installed one.
+    Neither the toolkit nor the installed torch is to move when nvcc is of the installed torch's CUDA major: the build
+    goes again with --no-build-isolation, against the installed torch (vLLM's own source-build instructions for an
+    existing torch, and flash-attention's README, say the same: build tools installed first, then
+    --no-build-isolation)."""
+    from gpudoctor.facts import ISOLATED_BUILD_TORCH, REPORTER_COMMAND
+    from gpudoctor.planner.remedy import pip
+    from gpudoctor.planner.where import python_exe
+    from gpudoctor.versions import vkey
+
+    cue = next((c for c in facts.pasted.cues if c.get("cue") == ISOLATED_BUILD_TORCH), None) if facts.pasted.partial else None
+    if cue is None:
+        return
+    own, _, theirs = (cue.get("means") or "").partition("|")
+    torch = facts.frameworks.torch
+    version = torch.value.version if isinstance(torch, Found) else "?"
+    nvcc = facts.toolkits.nvcc_on_path_version or ""
+    # nvcc of another major than the installed torch too: the toolkit is also to move, which the toolkit's own check
+    # says; the isolated torch is still the one the message named
+    nvcc_fits = not nvcc or vkey(nvcc)[:1] == vkey(own)[:1]
+    typed = next(
+        (m.group("args").split() for c in facts.pasted.cues if c.get("cue") == REPORTER_COMMAND
+         if (m := _PIP_INSTALL_TYPED.match((c.get("means") or "").strip()))),
+        None,
+    )
+    args = [a for a in typed if a != "--no-build-isolation"] if typed else ["-e", "."]
+    if not any(a in ("-e", "--editable") or not a.startswith("-") for a in args):
+        args = ["-e", "."]
+    rebuild = pip(facts, "install", "--no-build-isolation", *args)
+    rebuild = dataclasses.replace(
+        rebuild,
+        note="in the package's source folder where it builds from a checkout: the build now imports the installed torch",
+    )
+    yield Finding(
+        "extension-not-built",
+        Severity.ERROR,
+        "frameworks",
+        f"the build compiled against another torch (CUDA {theirs}) than the installed {version} (CUDA {own})",
+        f"torch.utils.cpp_extension compared nvcc with the torch the build imported, built for CUDA {theirs}; the torch "
+        f"installed is the CUDA {own} build. pip builds a package in an isolated environment and installs the "
+        "package's build requirement torch there from the default index (that release's default CUDA build), never "
+        "the torch installed beside it, so reinstalling the installed torch changes nothing."
+        + (
+            f" nvcc {nvcc} is of the installed torch's CUDA major: neither it nor the NVIDIA driver is at fault."
+            if nvcc and nvcc_fits
+            else ""
+        ),
+        (ev("pasted", cue.get("line") or ""),),
+        Remediation(
+            "Build against the installed torch: install the package's build tools in this environment (the ones its "
+            "pyproject.toml lists under build-system requires, other than torch: setuptools, wheel, packaging and "
+            "ninja for most), then run the same install with --no-build-isolation.",
+            (
+                Cmd(
+                    (python_exe(facts), "-c", "import torch; print(torch.__version__, torch.version.cuda)"),
+                    note=f"the torch the build will use: the CUDA {own} build",
+                ),
+                pip(facts, "install", "setuptools", "wheel", "packaging", "ninja"),
+                rebuild,
+            ),
+            component="torch",
+        ),
+    )

@@ -25,6 +25,7 @@ _COMPANION_OF = {
     "torchvision-operator-missing": "torchvision",
     "torchvision-custom-ops-not-loaded": "torchvision",
     "torchvision-op-no-cuda-kernel": "torchvision",
+    "torchvision-op-no-cuda-kernel-table": "torchvision",
 }
 
 
@@ -61,7 +62,7 @@ def check_companion_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"torch's dispatcher has no operator torchvision::{e.get('op') or 'nms'}, which torchvision's compiled "
             "extension registers when it loads into the torch it was built for"
         )
-    elif e.get("entry") == "torchvision-op-no-cuda-kernel":
+    elif e.get("entry") in ("torchvision-op-no-cuda-kernel", "torchvision-op-no-cuda-kernel-table"):
         why = (
             f"torch's dispatcher has no CUDA kernel of torchvision::{e.get('op') or 'nms'} (it lists CPU only), which "
             "a torchvision built with CUDA registers: this torchvision is a build without CUDA beside a torch on the GPU"
