@@ -469,6 +469,9 @@ COMPONENT_NAMED = "a component named"
 # ("/pod" without one). Here, beside the other cue kinds, so the rules read it without importing the reader.
 KUBECTL_POD = "a pod kubectl names"
 IMAGE_RUN = "an image run with docker run"
+# The text saying a new container works where the failing one does not: the failing container predates what changed
+# on the host (gpudoctor.pasted.container_age).
+STALE_CONTAINER = "a new container said to work"
 # The image the paste's program runs in where no `docker run --gpus` names it (IMAGE_RUN): a `docker run` without --gpus
 # (`means`: the image, `gpus`: ""), a Dockerfile the paste shows built (`means`: "", the image it builds, which the
 # paste does not name; `gpus`: "all"), or an Apptainer/Singularity image run (`runtime`: singularity or apptainer,

@@ -935,6 +935,9 @@ def prompt_env(line: str) -> str | None:
 def read_cues(g: Gathered, text: str) -> None:
     """Read the cues of `text` (quote markers already taken off) into `g`. Never raises on content; linear."""
     lines = text.splitlines()[:MAX_LINES]
+    from gpudoctor.pasted.container_age import read_container_age
+
+    read_container_age(g, text)
     if g.wsl_prompt:
         _cue(g, "a prompt only WSL's shell shows", "WSL", g.wsl_prompt)
     # (a prompt of WSL's shell ran the reporter's commands: a sentence about Windows beside it does not move them)
