@@ -472,6 +472,9 @@ IMAGE_RUN = "an image run with docker run"
 # The text saying a new container works where the failing one does not: the failing container predates what changed
 # on the host (gpudoctor.pasted.container_age).
 STALE_CONTAINER = "a new container said to work"
+# nvidia-docker2's runtime shown (its package, its wrapper, --runtime=nvidia): a test container is started with
+# --runtime=nvidia, which it registers on every Docker release (gpudoctor.pasted.container_age).
+NVIDIA_RUNTIME_SAID = "nvidia-docker2's runtime shown"
 # The image the paste's program runs in where no `docker run --gpus` names it (IMAGE_RUN): a `docker run` without --gpus
 # (`means`: the image, `gpus`: ""), a Dockerfile the paste shows built (`means`: "", the image it builds, which the
 # paste does not name; `gpus`: "all"), or an Apptainer/Singularity image run (`runtime`: singularity or apptainer,

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd, Placeholder
-from gpudoctor.facts import DKMS_SAID, MODULE_KEY_REFUSED, STALE_CONTAINER, Facts, absence_known
+from gpudoctor.facts import DKMS_SAID, MODULE_KEY_REFUSED, NVIDIA_RUNTIME_SAID, STALE_CONTAINER, Facts, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import (
     apt_install,
@@ -622,15 +622,24 @@ def _which_side(facts: Facts, runtime: str | None, kernel: str | None, library: 
     shown = image(facts) or program_image(facts) or {}
     name = shown.get("means") or ""
     tool = "podman" if runtime == "podman" else "docker"
-    gpu = ("--device", "nvidia.com/gpu=all") if tool == "podman" else ("--gpus", "all")
+    if tool == "podman":
+        gpu: tuple[str, ...] = ("--device", "nvidia.com/gpu=all")
+    elif any(c.get("cue") == NVIDIA_RUNTIME_SAID for c in facts.pasted.cues):
+        # nvidia-docker2's runtime, which a Docker older than 19.03 (no --gpus) runs too; the variable asks it for the
+        # GPUs, which an image not built on NVIDIA's CUDA images does not set
+        gpu = ("--runtime=nvidia", "-e", "NVIDIA_VISIBLE_DEVICES=all")
+    else:
+        gpu = ("--gpus", "all")
     listing = Cmd(
         (tool, "run", "--rm", *gpu, name or Placeholder("image"), "sh", "-c", 'ldconfig -p | grep -E "libnvidia-ml|libcuda"'),
         note="read-only: the NVML and libcuda the image's loader finds; a version other than the host's module is the image's own",
     )
     recreate = () if name else recreate_container(runtime)
     if recreate:
-        first = recreate[0]
-        recreate = (Cmd(first.argv, pipe=first.pipe, note="only where the host and a new container work: " + first.note),) + recreate[1:]
+        first, *rest = recreate
+        # (the new container asks for the GPUs the way the test container above does)
+        rest = [Cmd(_gpu_words(c.argv, gpu), pipe=c.pipe, note=c.note) for c in rest]
+        recreate = (Cmd(first.argv, pipe=first.pipe, note="only where the host and a new container work: " + first.note), *rest)
     return (
         (
             "inside a container the kernel module is the host's, and the NVIDIA container toolkit mounts the host's driver "
@@ -665,6 +674,12 @@ def _which_side(facts: Facts, runtime: str | None, kernel: str | None, library: 
             ),
         ),
     )
+
+
+def _gpu_words(argv: tuple[Any, ...], gpu: tuple[str, ...]) -> tuple[Any, ...]:
+    """`argv` with its `--gpus all` replaced by `gpu`."""
+    i = next((n for n, w in enumerate(argv) if w == "--gpus"), None)
+    return argv if i is None else (*argv[:i], *gpu, *argv[i + 2 :])
 
 
 def _host_upgrade(kernel: str | None, library: str | None) -> Remediation | None:

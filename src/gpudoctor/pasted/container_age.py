@@ -1,4 +1,5 @@
-"""A report saying its failing container is older than a working one: the stale-container cue.
+"""What a report says of its containers' setup: a failing container older than a working one (STALE_CONTAINER), and
+Docker's NVIDIA runtime of nvidia-docker2 in use (NVIDIA_RUNTIME_SAID).
 
 A container keeps the driver libraries put in it when it was created (nvidia-docker 1.0's driver volume, or the files
 the NVIDIA container toolkit mounted), so after a host driver upgrade the old container fails with NVML's
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpudoctor.facts import STALE_CONTAINER
+from gpudoctor.facts import NVIDIA_RUNTIME_SAID, STALE_CONTAINER
 
 if TYPE_CHECKING:
     from gpudoctor.pasted.gathered import Gathered
@@ -25,12 +26,25 @@ _NEW_WORKS = re.compile(
 )
 
 
+# nvidia-docker2 (its package in a listing, its `nvidia-docker` wrapper run) or its runtime typed (`--runtime=nvidia`):
+# the package registers a Docker runtime named nvidia in /etc/docker/daemon.json (NVIDIA/nvidia-docker daemon.json
+# @16345fb1: "runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}), which every Docker release runs, while
+# `--gpus` needs Docker 19.03 (gpudoctor.planner.tool_floors). A test container for such a host is started that way.
+_NVIDIA_RUNTIME = re.compile(r"\bnvidia-docker2\b|\bnvidia-docker\s+run\b|--runtime[= ]nvidia\b")
+
+
 def read_container_age(g: Gathered, text: str) -> None:
-    """Record STALE_CONTAINER where the text says a new container works (its line)."""
-    if (m := _NEW_WORKS.search(text[:1_000_000])) is None:
-        return
-    start = text.rfind("\n", 0, m.start()) + 1
-    end = text.find("\n", m.end())
-    entry = {"cue": STALE_CONTAINER, "means": "a new container works", "line": text[start : end if end >= 0 else None].strip()[:300]}
-    if entry not in g.cues and len(g.cues) < 64:
-        g.cues.append(entry)
+    """Record STALE_CONTAINER where the text says a new container works, NVIDIA_RUNTIME_SAID where it shows
+    nvidia-docker2's runtime (each with its line)."""
+    head = text[:1_000_000]
+    for cue, means, pattern in (
+        (STALE_CONTAINER, "a new container works", _NEW_WORKS),
+        (NVIDIA_RUNTIME_SAID, "docker run --runtime=nvidia", _NVIDIA_RUNTIME),
+    ):
+        if (m := pattern.search(head)) is None:
+            continue
+        start = head.rfind("\n", 0, m.start()) + 1
+        end = head.find("\n", m.end())
+        entry = {"cue": cue, "means": means, "line": head[start : end if end >= 0 else None].strip()[:300]}
+        if entry not in g.cues and len(g.cues) < 64:
+            g.cues.append(entry)
