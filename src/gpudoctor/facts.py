@@ -475,6 +475,9 @@ STALE_CONTAINER = "a new container said to work"
 # nvidia-docker2's runtime shown (its package, its wrapper, --runtime=nvidia): a test container is started with
 # --runtime=nvidia, which it registers on every Docker release (gpudoctor.pasted.container_age).
 NVIDIA_RUNTIME_SAID = "nvidia-docker2's runtime shown"
+# `nvidia-ctk cdi list`'s answer shown ("Found 3 CDI devices", then the names): the host's CDI spec is in the paste, so
+# it is not asked again (gpudoctor.pasted.container_age).
+CDI_LISTED = "the CDI devices listed"
 # The image the paste's program runs in where no `docker run --gpus` names it (IMAGE_RUN): a `docker run` without --gpus
 # (`means`: the image, `gpus`: ""), a Dockerfile the paste shows built (`means`: "", the image it builds, which the
 # paste does not name; `gpus`: "all"), or an Apptainer/Singularity image run (`runtime`: singularity or apptainer,

@@ -1,5 +1,5 @@
 """What a report says of its containers' setup: a failing container older than a working one (STALE_CONTAINER), and
-Docker's NVIDIA runtime of nvidia-docker2 in use (NVIDIA_RUNTIME_SAID).
+Docker's NVIDIA runtime of nvidia-docker2 in use (NVIDIA_RUNTIME_SAID), the host's CDI devices listed (CDI_LISTED).
 
 A container keeps the driver libraries put in it when it was created (nvidia-docker 1.0's driver volume, or the files
 the NVIDIA container toolkit mounted), so after a host driver upgrade the old container fails with NVML's
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpudoctor.facts import NVIDIA_RUNTIME_SAID, STALE_CONTAINER
+from gpudoctor.facts import CDI_LISTED, NVIDIA_RUNTIME_SAID, STALE_CONTAINER
 
 if TYPE_CHECKING:
     from gpudoctor.pasted.gathered import Gathered
@@ -32,14 +32,19 @@ _NEW_WORKS = re.compile(
 # `--gpus` needs Docker 19.03 (gpudoctor.planner.tool_floors). A test container for such a host is started that way.
 _NVIDIA_RUNTIME = re.compile(r"\bnvidia-docker2\b|\bnvidia-docker\s+run\b|--runtime[= ]nvidia\b")
 
+# nvidia-ctk's answer to `cdi list`, its logger's line before the names (NVIDIA/nvidia-container-toolkit
+# cmd/nvidia-ctk/cdi/list/list.go @7627d48a: m.logger.Infof("Found %d CDI devices", len(devices))).
+_CDI_FOUND = re.compile(r"\bFound \d{1,4} CDI devices\b")
+
 
 def read_container_age(g: Gathered, text: str) -> None:
     """Record STALE_CONTAINER where the text says a new container works, NVIDIA_RUNTIME_SAID where it shows
-    nvidia-docker2's runtime (each with its line)."""
+    nvidia-docker2's runtime, CDI_LISTED where it shows nvidia-ctk's CDI device list (each with its line)."""
     head = text[:1_000_000]
     for cue, means, pattern in (
         (STALE_CONTAINER, "a new container works", _NEW_WORKS),
         (NVIDIA_RUNTIME_SAID, "docker run --runtime=nvidia", _NVIDIA_RUNTIME),
+        (CDI_LISTED, "nvidia-ctk cdi list", _CDI_FOUND),
     ):
         if (m := pattern.search(head)) is None:
             continue

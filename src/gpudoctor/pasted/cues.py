@@ -409,11 +409,13 @@ _CONTAINER_SAID = re.compile(
     r"|\benter(?:ed|ing)?\s+(?:into\s+)?(?:the|a|my|this|that|our)\s+(?:docker\s+|running\s+)?containers?\b"
     r"(?!\s*(?:toolkit|runtime|image|file|registry|hub|engine|name|id)s?\b)"
     # "run the model via docker image": what runs through docker runs in its container
-    r"|\bvia\s+(?:a\s+|the\s+)?docker\b"
+    r"|\bvia\s+(?:a\s+|the\s+)?(?:docker|podman)\b"
     # "I deployed ollama with docker", "running the server using docker": a program deployed or run with docker runs in
-    # its container (Docker Desktop, an image, a file or the hub named after it is something else)
+    # its container (Docker Desktop, an image, a file or the hub named after it is something else); podman's the same
+    # way ("When I run with podman on ubuntu it cannot find my gpus", ollama/ollama#10014)
     r"|\b(?:deploy(?:ed|ing)?|run(?:ning)?|ran|start(?:ed|ing)?|launch(?:ed|ing)?)\s+(?:[\w.-]+\s+){0,3}?"
-    r"(?:with|using|through)\s+(?:a\s+|the\s+)?docker\b(?!\s*(?:desktop|images?|hub|files?|registry|compose)\b)"
+    r"(?:with|using|through)\s+(?:a\s+|the\s+)?(?:docker|podman)\b"
+    r"(?!\s*(?:desktop|images?|hub|files?|registry|compose)\b)"
     # "I am using UBI9 nvidia CUDA 12.6 x86 container", "we run an l4t-pytorch container": a container the reporter says
     # they use or run is where the program runs (a container's toolkit, runtime, image or file is something else; an
     # error's advice, "or use an earlier cuda container", names no one's)
