@@ -475,6 +475,15 @@ COMPONENT_NAMED = "a component named"
 # ("/pod" without one). Here, beside the other cue kinds, so the rules read it without importing the reader.
 KUBECTL_POD = "a pod kubectl names"
 IMAGE_RUN = "an image run with docker run"
+# The text saying a new container works where the failing one does not: the failing container predates what changed
+# on the host (gpudoctor.pasted.container_age).
+STALE_CONTAINER = "a new container said to work"
+# nvidia-docker2's runtime shown (its package, its wrapper, --runtime=nvidia): a test container is started with
+# --runtime=nvidia, which it registers on every Docker release (gpudoctor.pasted.container_age).
+NVIDIA_RUNTIME_SAID = "nvidia-docker2's runtime shown"
+# `nvidia-ctk cdi list`'s answer shown ("Found 3 CDI devices", then the names): the host's CDI spec is in the paste, so
+# it is not asked again (gpudoctor.pasted.container_age).
+CDI_LISTED = "the CDI devices listed"
 # The image the paste's program runs in where no `docker run --gpus` names it (IMAGE_RUN): a `docker run` without --gpus
 # (`means`: the image, `gpus`: ""), a Dockerfile the paste shows built (`means`: "", the image it builds, which the
 # paste does not name; `gpus`: "all"), or an Apptainer/Singularity image run (`runtime`: singularity or apptainer,

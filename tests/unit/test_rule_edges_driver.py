@@ -109,10 +109,13 @@ def test_in_a_container_the_fix_is_on_the_host(base):
     facts = dataclasses.replace(facts, platform=dataclasses.replace(facts.platform, container="docker"))
     (f,) = findings(facts, "driver-library-mismatch")
     assert "inside a container the kernel module is the host's" in f.detail
-    # from the host: a container older than the host's driver is recreated; nothing reboots or unloads inside it
+    # from the host: the host and the image are read first, then a container older than the host's driver is
+    # recreated (only where a new one works); nothing reboots or unloads inside it
     assert f.remediation.where == "the host"
     assert [c.argv[:2] for c in f.remediation.commands] == [
         ("nvidia-smi",),
+        ("cat", "/proc/driver/nvidia/version"),
+        ("docker", "run"),
         ("docker", "commit"),
         ("docker", "rm"),
         ("docker", "run"),

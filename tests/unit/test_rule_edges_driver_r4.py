@@ -46,8 +46,12 @@ def test_a_mismatch_in_a_container_reboots_the_host_as_root():
     (f,) = findings(facts, "driver-library-mismatch")
     assert f.remediation.where == "the host"
     assert lines(f) == [
-        "nvidia-smi  # on the host: it works there when only the container is stale",
-        "docker commit '<container>' '<new-image>'  # only if the container holds changes worth keeping",
+        "nvidia-smi  # on the host",
+        "cat /proc/driver/nvidia/version  # the module loaded now",
+        "docker run --rm --gpus all '<image>' sh -c 'ldconfig -p | grep -E \"libnvidia-ml|libcuda\"'  # read-only: the "
+        "NVML and libcuda the image's loader finds; a version other than the host's module is the image's own",
+        "docker commit '<container>' '<new-image>'  # only where the host and a new container work: only if the "
+        "container holds changes worth keeping",
         "docker rm -f '<container>'",
         "docker run --gpus all '<image>'  # the committed image, or the original one; with your usual options",
     ]

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd, Placeholder
-from gpudoctor.facts import DKMS_SAID, MODULE_KEY_REFUSED, Facts, absence_known
+from gpudoctor.facts import DKMS_SAID, MODULE_KEY_REFUSED, NVIDIA_RUNTIME_SAID, STALE_CONTAINER, Facts, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import (
     apt_install,
@@ -400,6 +400,8 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
         runtime = container_of(facts)
         if runtime == "kubernetes" and any(c.get("cue") == "a GKE node" for c in facts.pasted.cues):
             return cause, *_gke_library_path()
+        if runtime != "kubernetes" and not any(c.get("cue") == STALE_CONTAINER for c in facts.pasted.cues):
+            return cause, *_which_side(facts, runtime, kernel, library)
         return (
             cause,
             (
@@ -601,6 +603,83 @@ def _userspace_upgrade(facts: Facts, kernel: str | None) -> Remediation:
         requires_root=True,
         component="driver",
     )
+
+
+def _which_side(facts: Facts, runtime: str | None, kernel: str | None, library: str | None) -> tuple[str, Remediation]:
+    """A mismatch inside a docker or podman container where nothing pasted says the container predates a host driver
+    upgrade: the read-only reads that tell the three causes apart lead (the host's nvidia-smi and module, then the NVML
+    and libcuda copies the image holds), never a container recreation, which helps only the stale container.
+
+    libnvidia-container mounts the host's user-space driver libraries at the loaded module's version into every new
+    container and refreshes its ld cache (NVIDIA/libnvidia-container src/nvc_mount.c, mount_files/update ldcache), so a
+    libnvidia-ml or libcuda at another version in the image's cache is one the image installed itself (a driver package
+    or CUDA runfile); NVML's "Driver/library version mismatch" is the loaded libnvidia-ml not matching the module. Where
+    the paste shows the failing image started by `docker run` (a new container failing), recreation cannot help and is
+    left out (nvidia-docker#843: the host's CUDA image works, the openSUSE image fails; nvidia-container-toolkit#171: a
+    new container of the image fails on a host whose dkms module is 470.199.02)."""
+    from gpudoctor.planner.where import image, program_image
+
+    shown = image(facts) or program_image(facts) or {}
+    name = shown.get("means") or ""
+    tool = "podman" if runtime == "podman" else "docker"
+    if tool == "podman":
+        gpu: tuple[str, ...] = ("--device", "nvidia.com/gpu=all")
+    elif any(c.get("cue") == NVIDIA_RUNTIME_SAID for c in facts.pasted.cues):
+        # nvidia-docker2's runtime, which a Docker older than 19.03 (no --gpus) runs too; the variable asks it for the
+        # GPUs, which an image not built on NVIDIA's CUDA images does not set
+        gpu = ("--runtime=nvidia", "-e", "NVIDIA_VISIBLE_DEVICES=all")
+    else:
+        gpu = ("--gpus", "all")
+    listing = Cmd(
+        (tool, "run", "--rm", *gpu, name or Placeholder("image"), "sh", "-c", 'ldconfig -p | grep -E "libnvidia-ml|libcuda"'),
+        note="read-only: the NVML and libcuda the image's loader finds; a version other than the host's module is the image's own",
+    )
+    recreate = () if name else recreate_container(runtime)
+    if recreate:
+        first, *rest = recreate
+        # (the new container asks for the GPUs the way the test container above does)
+        rest = [Cmd(_gpu_words(c.argv, gpu), pipe=c.pipe, note=c.note) for c in rest]
+        recreate = (Cmd(first.argv, pipe=first.pipe, note="only where the host and a new container work: " + first.note), *rest)
+    return (
+        (
+            "inside a container the kernel module is the host's, and the NVIDIA container toolkit mounts the host's driver "
+            "libraries at that module's version. So either the image brings its own driver libraries, which the loader "
+            "finds first, or the host's driver was upgraded without a reboot"
+            + (", or this container was created before the host's driver upgrade." if recreate else ".")
+        ),
+        Remediation(
+            "Tell the causes apart before changing anything, from the host (no reboot or rmmod inside the container): "
+            "nvidia-smi on the host and the loaded module, then the NVML and libcuda copies in the image. Where the image "
+            "lists a copy at another version than the host's module, it carries its own driver libraries: rebuild it "
+            "without driver packages (libnvidia-*, nvidia-driver-*, cuda-drivers; a CUDA runfile with --toolkit only), or "
+            "use an image without them."
+            + (
+                " Where the host and a new container of the image both work, only this container is stale (created "
+                "before the host's driver upgrade): recreate it from its image (docker commit first keeps what was changed "
+                "in it)."
+                if recreate
+                else ""
+            ),
+            (Cmd(("nvidia-smi",), note="on the host"), _PROC, listing, *recreate),
+            component="container",
+            where="the host",
+            alternative=_host_upgrade(kernel, library)
+            or Remediation(
+                "Only if nvidia-smi fails on the host too: the host's driver was upgraded without a reboot; reboot "
+                "the host (it loads the new module), then restart the container.",
+                (_PROC, *reboot()),
+                requires_root=True,
+                component="driver",
+                where="the host",
+            ),
+        ),
+    )
+
+
+def _gpu_words(argv: tuple[Any, ...], gpu: tuple[str, ...]) -> tuple[Any, ...]:
+    """`argv` with its `--gpus all` replaced by `gpu`."""
+    i = next((n for n, w in enumerate(argv) if w == "--gpus"), None)
+    return argv if i is None else (*argv[:i], *gpu, *argv[i + 2 :])
 
 
 def _host_upgrade(kernel: str | None, library: str | None) -> Remediation | None:

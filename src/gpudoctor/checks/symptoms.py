@@ -97,7 +97,8 @@ _DEVICE_COUNT_ZERO = frozenset({"cuda-no-gpus"})
 _REACHED = frozenset({"cuda-available-said", "cuda-available-answered"})
 _HOST_PASSES = FamilyAsk(
     ("docker", "run", "--rm", "--gpus", "all", "ubuntu", "nvidia-smi"),
-    "whether this docker passes a GPU into any container at all (the NVIDIA Container Toolkit's sample workload)",
+    "whether the host's container runtime passes a GPU into any container at all (the NVIDIA Container Toolkit's "
+    "sample workload)",
     "on the host",  # (podman's --gpus=all is its CDI device nvidia.com/gpu=all: projectbluefin/dakota#376)
 )
 _INSIDE_SMI = FamilyAsk(
@@ -106,7 +107,8 @@ _INSIDE_SMI = FamilyAsk(
 )
 _STARTED_WITH = FamilyAsk(
     ("docker", "inspect", "{container}", "--format", "{{.HostConfig.Runtime}} {{json .HostConfig.DeviceRequests}}"),
-    "whether the container was started with a GPU (runc null: it was given none)",
+    "whether the container was started with a GPU (docker: runc and null; podman: a command without --device "
+    "nvidia.com/gpu=...: it was given none)",
     "on the host",
     run_line_answers=True,
 )

@@ -2146,11 +2146,24 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
             if ask.cause == "build" and builds_read:
                 continue  # a framework the paste names or shows is asked of by its own command (collect_env, ...)
             words = where.in_container(facts, ask.argv, name) if ask.argv[:1] == ("docker",) else ask.argv
+            if words[:2] == ("podman", "run") and "nvidia.com/gpu=all" in words and not _cdi_listed(facts):
+                # podman's GPU is a CDI device: a spec that lists none (never generated, or stale after a driver
+                # upgrade) fails every such run (NVIDIA Container Toolkit CDI support: `nvidia-ctk cdi list`)
+                out.append(Ask(Cmd(("nvidia-ctk", "cdi", "list"), note="on the host"), f"{_CDI_LISTED} ({family.id})", subject=family.id))
             cmd = _catalogue_cmd(facts, words)
             if ask.note and words[0] != "kubectl":  # (kubectl runs wherever it is set up: no host to name)
                 cmd = dataclasses.replace(cmd, note=ask.note)
             out.append(Ask(cmd, f"{ask.decides} ({family.id})", subject=family.id))
     return out
+
+
+def _cdi_listed(facts: Facts) -> bool:
+    from gpudoctor.facts import CDI_LISTED
+
+    return any(c.get("cue") == CDI_LISTED for c in facts.pasted.cues)
+
+
+_CDI_LISTED = "the CDI devices the host's spec names (nvidia.com/gpu=all among them), which podman's --device resolves"
 
 
 # The failures that say no driver answered the process at all (the catalogue's evidence kinds): under WSL 1 each is

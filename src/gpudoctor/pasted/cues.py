@@ -409,11 +409,13 @@ _CONTAINER_SAID = re.compile(
     r"|\benter(?:ed|ing)?\s+(?:into\s+)?(?:the|a|my|this|that|our)\s+(?:docker\s+|running\s+)?containers?\b"
     r"(?!\s*(?:toolkit|runtime|image|file|registry|hub|engine|name|id)s?\b)"
     # "run the model via docker image": what runs through docker runs in its container
-    r"|\bvia\s+(?:a\s+|the\s+)?docker\b"
+    r"|\bvia\s+(?:a\s+|the\s+)?(?:docker|podman)\b"
     # "I deployed ollama with docker", "running the server using docker": a program deployed or run with docker runs in
-    # its container (Docker Desktop, an image, a file or the hub named after it is something else)
+    # its container (Docker Desktop, an image, a file or the hub named after it is something else); podman's the same
+    # way ("When I run with podman on ubuntu it cannot find my gpus", ollama/ollama#10014)
     r"|\b(?:deploy(?:ed|ing)?|run(?:ning)?|ran|start(?:ed|ing)?|launch(?:ed|ing)?)\s+(?:[\w.-]+\s+){0,3}?"
-    r"(?:with|using|through)\s+(?:a\s+|the\s+)?docker\b(?!\s*(?:desktop|images?|hub|files?|registry|compose)\b)"
+    r"(?:with|using|through)\s+(?:a\s+|the\s+)?(?:docker|podman)\b"
+    r"(?!\s*(?:desktop|images?|hub|files?|registry|compose)\b)"
     # "I am using UBI9 nvidia CUDA 12.6 x86 container", "we run an l4t-pytorch container": a container the reporter says
     # they use or run is where the program runs (a container's toolkit, runtime, image or file is something else; an
     # error's advice, "or use an earlier cuda container", names no one's)
@@ -935,6 +937,9 @@ def prompt_env(line: str) -> str | None:
 def read_cues(g: Gathered, text: str) -> None:
     """Read the cues of `text` (quote markers already taken off) into `g`. Never raises on content; linear."""
     lines = text.splitlines()[:MAX_LINES]
+    from gpudoctor.pasted.container_age import read_container_age
+
+    read_container_age(g, text)
     if g.wsl_prompt:
         _cue(g, "a prompt only WSL's shell shows", "WSL", g.wsl_prompt)
     # (a prompt of WSL's shell ran the reporter's commands: a sentence about Windows beside it does not move them)

@@ -586,5 +586,20 @@ def in_container(facts: Facts, argv: tuple[str, ...], container: str | Placehold
             return ("kubectl", "describe", "pod", *where, pod)
     words = tuple(container if w == "{container}" else w for w in argv)
     if container_said(facts) == "podman" and words[:1] == ("docker",):
-        return ("podman", *words[1:])
+        return ("podman", *_podman_words(words[1:]))
+    return words
+
+
+def _podman_words(words: tuple[str | Placeholder, ...]) -> tuple[str | Placeholder, ...]:
+    """A docker question's words after `docker`, in podman's form where podman's differs: the GPU request is the CDI
+    device nvidia.com/gpu=all (podman has no NVIDIA runtime hook to take --gpus to; NVIDIA Container Toolkit install
+    guide, "Configuring Podman": CDI, `podman run --device nvidia.com/gpu=all`), and the GPU request a container was
+    created with is read from its creating command line (podman's inspect fills no DeviceRequests or Runtime of
+    Docker's; its Config.CreateCommand is "the full command plus arguments" it was created with: containers/podman
+    libpod/define/container_inspect.go @011b357f)."""
+    if words[:1] == ("run",) and "--gpus" in words:
+        i = words.index("--gpus")
+        return (*words[:i], "--device", "nvidia.com/gpu=all", *words[i + 2 :])
+    if words[:1] == ("inspect",) and any("HostConfig.DeviceRequests" in str(w) for w in words):
+        return (*(w for w in words if not str(w).startswith("{{") and w != "--format"), "--format", "{{json .Config.CreateCommand}}")
     return words
