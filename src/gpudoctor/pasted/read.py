@@ -2450,10 +2450,27 @@ _PORTABLE_FRAME = re.compile(
 )
 
 
+# The same folder named by any absolute path in ComfyUI's own log or the reporter's words, where no traceback frame
+# shows it: the loader's "0.0 seconds (IMPORT FAILED): <root>\\ComfyUI\\custom_nodes\\<node>" and "Cannot import
+# <root>\\ComfyUI\\custom_nodes\\<node> module for custom nodes" (comfyanonymous/ComfyUI nodes.py @e60e19b1,
+# init_external_custom_nodes and load_custom_node), its "web root: <root>\\ComfyUI\\web", or the portable build's updater
+# "<root>\\update\\update_comfyui_and_python_dependencies.bat", whose own line is `..\\python_embeded\\python.exe -s -m
+# pip install --upgrade torch ...` (the portable package's update folder). Threads: ComfyUI-Manager#2053 (plans23 2345,
+# IMPORT FAILED lines and the updater), comfyanonymous/ComfyUI#6425 (plans14 1446, "web root" and node import times). A path holds no ':' past its drive, so two paths on a line stay apart.
+_PORTABLE_PATH = re.compile(
+    r"(?<![\w\\])(?P<root>[A-Za-z]:\\[^\"\n:<>|*?]{0,300}?\\ComfyUI_windows_portable[^\"\\\n:<>|*?]{0,40})"
+    r"\\(?:ComfyUI|update|python_embeded)\\",
+    re.IGNORECASE,
+)
+
+
 def _interpreter_of_portable(g: Gathered) -> None:
     """On Windows, with no interpreter shown: ComfyUI's frames under its portable build's folder make that build's own
-    python_embeded\\python.exe the interpreter."""
+    python_embeded\\python.exe the interpreter; failing a frame, any absolute path into that folder does."""
     _interpreter_of_frame(g, _PORTABLE_FRAME, "", "\\python_embeded\\python.exe", "ComfyUI's portable build (python_embeded)")
+    _interpreter_of_frame(
+        g, _PORTABLE_PATH, "", "\\python_embeded\\python.exe", "ComfyUI's portable build (python_embeded)"
+    )
 
 
 def _interpreter_of_frame(g: Gathered, frame_of: re.Pattern[str], needle: str, below_root: str, cue: str) -> None:
