@@ -177,6 +177,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         g.errors = [e for e in g.errors if e.kind != "cuda-version-said"]
     _distribution_line(g)
     _distribution_traces(g)
+    _probe_not_called(g)
     _interpreter_of_site(g)
     _interpreter_of_launcher_frame(g)
     _interpreter_of_runpy(g)
@@ -1892,12 +1893,35 @@ def _no_toolkit_release(cuda: str) -> bool:
     )
 
 
+# The NVIDIA module's own word that another driver owns its GPUs: nvidia_init_module counts the NVIDIA devices on the bus
+# and, where its PCI probe ran for fewer, prints "The NVIDIA probe routine was not called for %d device(s)" and names the
+# drivers that take them first, nouveau before the framebuffers rivafb, nvidiafb and rivatv (NVIDIA/open-gpu-kernel-modules
+# kernel-open/nvidia/nv.c @30e15d79; the proprietary module's nv.c prints the same). Of those only nouveau is built and
+# loaded by every distribution's kernel, so it is the driver that holds them; a GPU given to a VM (vfio-pci) or held by
+# driver_override also stops the probe, and the text then says vfio. Threads: mattshma/bigdata#133 (plans23 2368, three
+# V100s, nothing loaded after a reboot), MrMEEE/ironhide#41 (tests/pasted/cases/ironhide-41-*, nouveau loaded, the tool's
+# "rmmod nouveau" advice).
+_PROBE_NOT_CALLED = re.compile(r"NVRM: The NVIDIA probe routine was not called for \d+ device")
+_PASSTHROUGH = re.compile(r"\bvfio(?:-pci)?\b|\bdriver_override\b", re.IGNORECASE)
+
+
 def _dmesg(g: Gathered, block: Block) -> str:
     if any(re.search(r"\bnouveau [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: (?:NVIDIA|DRM:|fb:)", line) for line in block.lines):
         if "nouveau" not in g.modules:
             g.modules.append("nouveau")  # nouveau bound the GPU: it is the loaded driver
         return "nouveau drives the GPU"
+    if any(_PROBE_NOT_CALLED.search(line) for line in block.lines):
+        return "another driver owns the GPUs (the NVIDIA module's probe was not called)"  # which: _probe_not_called
     return "kernel log lines (error texts)"
+
+
+def _probe_not_called(g: Gathered) -> None:
+    """Once every text is read: the NVIDIA module's probe not called, and no GPU passed through, makes nouveau loaded."""
+    lines = [ln[:2_000] for _, text in g.texts for ln in text]
+    if "nouveau" in g.modules or not any(_PROBE_NOT_CALLED.search(ln) for ln in lines):
+        return
+    if not any(_PASSTHROUGH.search(ln) for ln in lines):
+        g.modules.append("nouveau")  # the NVIDIA module says another driver took its GPUs: nouveau, of its list
 
 
 def _lshw(g: Gathered, block: Block) -> str:
