@@ -2492,9 +2492,7 @@ def _interpreter_of_portable(g: Gathered) -> None:
     """On Windows, with no interpreter shown: ComfyUI's frames under its portable build's folder make that build's own
     python_embeded\\python.exe the interpreter; failing a frame, any absolute path into that folder does."""
     _interpreter_of_frame(g, _PORTABLE_FRAME, "", "\\python_embeded\\python.exe", "ComfyUI's portable build (python_embeded)")
-    _interpreter_of_frame(
-        g, _PORTABLE_PATH, "", "\\python_embeded\\python.exe", "ComfyUI's portable build (python_embeded)"
-    )
+    _interpreter_of_frame(g, _PORTABLE_PATH, "", "\\python_embeded\\python.exe", "ComfyUI's portable build (python_embeded)")
 
 
 def _interpreter_of_frame(g: Gathered, frame_of: re.Pattern[str], needle: str, below_root: str, cue: str) -> None:
