@@ -345,7 +345,7 @@ _DRIVER_FROM = (
 def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.frameworks import check_driver_too_old
     from gpudoctor.checks.toolkit import check_newer_than_driver
-    from gpudoctor.planner.remedy import driver_install_and_reboot, where_run
+    from gpudoctor.planner.remedy import driver_install_and_reboot, hosted_notebook, where_run
 
     said = _said(facts, "driver-too-old-found") + _said(facts, "cuda-driver-insufficient")
     if not said or other_vendor_gpu_only(facts) is not None:
@@ -386,6 +386,8 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
     if not install and facts.platform.system == "Darwin":
         upgrade = _mac_cuda_driver(upgrade)
+    if up_to and (hosted := hosted_notebook(facts)):
+        upgrade = _hosted_notebook_driver(hosted, up_to, frameworks)
     if (unpassed := _container_without_driver(facts, said, up_to, upgrade)) is not None:
         yield unpassed
         return
@@ -398,6 +400,34 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "upgrade the driver, or use a build made for the CUDA this driver supports.",
         tuple(ev("pasted", e.line) for e in said[:2]),
         upgrade,
+    )
+
+
+def _hosted_notebook_driver(hosted: str, up_to: str, frameworks: set[str]) -> Remediation:
+    """On a hosted notebook (Colab, Kaggle) the driver is the platform's and the notebook cannot upgrade it, so the way
+    out is the other half of the message: the build made for the CUDA this driver serves (the framework with its
+    companions, from its own index for that CUDA), or the platform's own build back (a fresh runtime), or a runtime whose
+    driver is newer. Threads: NVlabs/few-shot-vid2vid#50 (Colab, driver 418.67, torch with torchvision 0.5: the answer,
+    install the PyTorch that matches; plans23 2361), googlecolab/colabtools#1773 (Colab, found version 10010: the Colab
+    team points to the bundled torch and a factory reset; tests/pasted/cases/colabtools-1773-*)."""
+    torch = "torch" in frameworks or not frameworks
+    check = (
+        Cmd(("nvidia-smi",), note="the platform's driver and the newest CUDA it serves"),
+        Cmd(
+            ("python3", "-c", "import torch; print(torch.__version__, torch.version.cuda)"),
+            note="the CUDA the installed torch was built for",
+        )
+        if torch
+        else Cmd(("python3", "-m", "pip", "list"), note="the framework builds installed, and the CUDA each names"),
+    )
+    return Remediation(
+        f"The NVIDIA driver of a {hosted} runtime is the platform's: a notebook cannot upgrade it. Install the build "
+        f"made for CUDA <= {up_to}, the framework and its companions"
+        f"{' (torchvision, torchaudio)' if torch else ''} together from its own index for that CUDA, then restart the "
+        "runtime; or return to the runtime's own preinstalled build (a factory reset of the runtime gives a fresh VM); "
+        "or choose a runtime or accelerator whose driver serves the build's CUDA.",
+        check,
+        component="driver",  # the driver's step, whose fix here is no driver: `gpudoctor fix` offers none for it
     )
 
 

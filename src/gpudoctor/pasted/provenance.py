@@ -213,9 +213,15 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
             add(fact, _first(g.proc_driver), [text.find(_first(g.proc_driver))])
         elif path == "/proc/modules":
             # The kernel log's line of the module binding the GPU (read.py's dmesg reader), or lshw's configuration
-            # naming it the device's driver (read.py's lshw reader), not any line naming it.
+            # naming it the device's driver (read.py's lshw reader), not any line naming it; for nouveau, the NVIDIA
+            # module's own "probe routine was not called" line too (read.py's _probe_not_called).
             bound = r"\b{0} [0-9a-f]{{4}}:[0-9a-f]{{2}}:[0-9a-f]{{2}}\.\d: (?:NVIDIA|DRM:|fb:)|configuration: .*\bdriver={0}\b"
-            add(fact, ", ".join(g.modules), [text.search(re.compile(bound.format(re.escape(m)))) for m in g.modules])
+            probe = r"|NVRM: The NVIDIA probe routine was not called for \d+ device"
+            add(
+                fact,
+                ", ".join(g.modules),
+                [text.search(re.compile(bound.format(re.escape(m)) + (probe if m == "nouveau" else ""))) for m in g.modules],
+            )
         elif site and path == f"{site}/torch/version.py":
             torch = (snap.get("python") or {}).get("distributions", {}).get("torch", "")
             add(

@@ -179,6 +179,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         g.errors = [e for e in g.errors if e.kind != "cuda-version-said"]
     _distribution_line(g)
     _distribution_traces(g)
+    _probe_not_called(g)
     _interpreter_of_site(g)
     _interpreter_of_launcher_frame(g)
     _interpreter_of_runpy(g)
@@ -1894,12 +1895,35 @@ def _no_toolkit_release(cuda: str) -> bool:
     )
 
 
+# The NVIDIA module's own word that another driver owns its GPUs: nvidia_init_module counts the NVIDIA devices on the bus
+# and, where its PCI probe ran for fewer, prints "The NVIDIA probe routine was not called for %d device(s)" and names the
+# drivers that take them first, nouveau before the framebuffers rivafb, nvidiafb and rivatv (NVIDIA/open-gpu-kernel-modules
+# kernel-open/nvidia/nv.c @30e15d79; the proprietary module's nv.c prints the same). Of those only nouveau is built and
+# loaded by every distribution's kernel, so it is the driver that holds them; a GPU given to a VM (vfio-pci) or held by
+# driver_override also stops the probe, and the text then says vfio. Threads: mattshma/bigdata#133 (plans23 2368, three
+# V100s, nothing loaded after a reboot), MrMEEE/ironhide#41 (tests/pasted/cases/ironhide-41-*, nouveau loaded, the tool's
+# "rmmod nouveau" advice).
+_PROBE_NOT_CALLED = re.compile(r"NVRM: The NVIDIA probe routine was not called for \d+ device")
+_PASSTHROUGH = re.compile(r"\bvfio(?:-pci)?\b|\bdriver_override\b", re.IGNORECASE)
+
+
 def _dmesg(g: Gathered, block: Block) -> str:
     if any(re.search(r"\bnouveau [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: (?:NVIDIA|DRM:|fb:)", line) for line in block.lines):
         if "nouveau" not in g.modules:
             g.modules.append("nouveau")  # nouveau bound the GPU: it is the loaded driver
         return "nouveau drives the GPU"
+    if any(_PROBE_NOT_CALLED.search(line) for line in block.lines):
+        return "another driver owns the GPUs (the NVIDIA module's probe was not called)"  # which: _probe_not_called
     return "kernel log lines (error texts)"
+
+
+def _probe_not_called(g: Gathered) -> None:
+    """Once every text is read: the NVIDIA module's probe not called, and no GPU passed through, makes nouveau loaded."""
+    lines = [ln[:2_000] for _, text in g.texts for ln in text]
+    if "nouveau" in g.modules or not any(_PROBE_NOT_CALLED.search(ln) for ln in lines):
+        return
+    if not any(_PASSTHROUGH.search(ln) for ln in lines):
+        g.modules.append("nouveau")  # the NVIDIA module says another driver took its GPUs: nouveau, of its list
 
 
 def _lshw(g: Gathered, block: Block) -> str:
@@ -2452,10 +2476,25 @@ _PORTABLE_FRAME = re.compile(
 )
 
 
+# The same folder named by any absolute path in ComfyUI's own log or the reporter's words, where no traceback frame
+# shows it: the loader's "0.0 seconds (IMPORT FAILED): <root>\\ComfyUI\\custom_nodes\\<node>" and "Cannot import
+# <root>\\ComfyUI\\custom_nodes\\<node> module for custom nodes" (comfyanonymous/ComfyUI nodes.py @e60e19b1,
+# init_external_custom_nodes and load_custom_node), its "web root: <root>\\ComfyUI\\web", or the portable build's updater
+# "<root>\\update\\update_comfyui_and_python_dependencies.bat", whose own line is `..\\python_embeded\\python.exe -s -m
+# pip install --upgrade torch ...` (the portable package's update folder). Threads: ComfyUI-Manager#2053 (plans23 2345,
+# IMPORT FAILED lines and the updater), comfyanonymous/ComfyUI#6425 (plans14 1446, "web root" and node import times). A path holds no ':' past its drive, so two paths on a line stay apart.
+_PORTABLE_PATH = re.compile(
+    r"(?<![\w\\])(?P<root>[A-Za-z]:\\[^\"\n:<>|*?]{0,300}?\\ComfyUI_windows_portable[^\"\\\n:<>|*?]{0,40})"
+    r"\\(?:ComfyUI|update|python_embeded)\\",
+    re.IGNORECASE,
+)
+
+
 def _interpreter_of_portable(g: Gathered) -> None:
     """On Windows, with no interpreter shown: ComfyUI's frames under its portable build's folder make that build's own
-    python_embeded\\python.exe the interpreter."""
+    python_embeded\\python.exe the interpreter; failing a frame, any absolute path into that folder does."""
     _interpreter_of_frame(g, _PORTABLE_FRAME, "", "\\python_embeded\\python.exe", "ComfyUI's portable build (python_embeded)")
+    _interpreter_of_frame(g, _PORTABLE_PATH, "", "\\python_embeded\\python.exe", "ComfyUI's portable build (python_embeded)")
 
 
 def _interpreter_of_frame(g: Gathered, frame_of: re.Pattern[str], needle: str, below_root: str, cue: str) -> None:

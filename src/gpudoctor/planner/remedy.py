@@ -16,6 +16,7 @@ Open kernel modules run on Turing (compute capability 7.5) and newer only.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from gpudoctor.cmdline import Cmd, Line, Output, Placeholder, PrependPath, SetFrom, Unrenderable, render
@@ -86,6 +87,23 @@ def ubuntu_archive(facts: Facts) -> bool:
     its ID_LIKE words)."""
     d = facts.platform.distro
     return (d.id or "").lower() in _UBUNTU_ARCHIVE_IDS or "ubuntu" in (d.id_like or "").lower().split()
+
+
+# A hosted notebook service, named on a line that says the paste ran in a notebook: Colab (its /content working folder),
+# Kaggle (its /kaggle/working and /kaggle/input folders). Their VMs run the platform's NVIDIA driver, which a notebook
+# cannot replace (googlecolab/colabtools#1773, the Colab team: "Installing arbitrary software builds isn't expected to
+# work. The torch bundled with colab VMs shows cuda_is_available() returns true"; a Jupyter on one's own machine is not one).
+_HOSTED = LazyPattern(r"\b(?P<colab>colab(?:oratory)?)\b|(?<![\w.])/content/|(?P<kaggle>\bkaggle\b)", re.IGNORECASE)
+
+
+def hosted_notebook(facts: Facts) -> str:
+    """The service, "Colab" or "Kaggle", where the paste ran in a hosted notebook whose driver is the platform's; else ""."""
+    if not facts.pasted.partial:
+        return ""
+    for c in facts.pasted.cues:
+        if c.get("cue") == NOTEBOOK_SAID and (m := _HOSTED.search(str(c.get("line", "")))):
+            return "Kaggle" if m.group("kaggle") else "Colab"
+    return ""
 
 
 def notebook_said(facts: Facts) -> bool:
