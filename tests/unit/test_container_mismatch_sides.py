@@ -47,10 +47,7 @@ def test_a_new_container_said_to_work_keeps_recreation_first():
 
 
 def test_nvidia_docker2_shown_starts_the_test_container_with_its_runtime():
-    text = (
-        "ii  nvidia-docker2  2.0.3+docker18.06.1  all  nvidia-docker CLI wrapper\n"
-        "nvidia-smi in docker fails: " + _MISMATCH
-    )
+    text = "ii  nvidia-docker2  2.0.3+docker18.06.1  all  nvidia-docker CLI wrapper\nnvidia-smi in docker fails: " + _MISMATCH
     facts = from_text(text)
     assert NVIDIA_RUNTIME_SAID in _cues(facts)
     (f,) = findings(facts, "driver-library-mismatch")
@@ -63,7 +60,7 @@ def test_a_failing_docker_run_of_an_image_names_it_and_drops_recreation():
     facts = from_text(text)
     (f,) = findings(facts, "driver-library-mismatch")
     argv = _argv(f.remediation)
-    assert ("docker", "run", "--rm", "--gpus", "all", "myorg/app:1.0") == argv[2][:6]
+    assert argv[2][:6] == ("docker", "run", "--rm", "--gpus", "all", "myorg/app:1.0")
     assert not any(a[1] in ("commit", "rm") for a in argv if a[0] == "docker")
 
 

@@ -26,10 +26,7 @@ def _asks(report) -> list[tuple[str, ...]]:
 
 
 RUN_WITH_PODMAN = "When I run with podman on ubuntu it cannot find my gpus.\nollama says: no compatible GPUs were discovered\n"
-CDI_SHOWN = (
-    RUN_WITH_PODMAN
-    + "$ nvidia-ctk cdi list\nINFO[0000] Found 3 CDI devices\nnvidia.com/gpu=0\nnvidia.com/gpu=all\n"
-)
+CDI_SHOWN = RUN_WITH_PODMAN + "$ nvidia-ctk cdi list\nINFO[0000] Found 3 CDI devices\nnvidia.com/gpu=0\nnvidia.com/gpu=all\n"
 
 
 def test_run_with_podman_puts_the_program_in_a_podman_container():

@@ -2149,7 +2149,9 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
             if words[:2] == ("podman", "run") and "nvidia.com/gpu=all" in words and not _cdi_listed(facts):
                 # podman's GPU is a CDI device: a spec that lists none (never generated, or stale after a driver
                 # upgrade) fails every such run (NVIDIA Container Toolkit CDI support: `nvidia-ctk cdi list`)
-                out.append(Ask(Cmd(("nvidia-ctk", "cdi", "list"), note="on the host"), f"{_CDI_LISTED} ({family.id})", subject=family.id))
+                out.append(
+                    Ask(Cmd(("nvidia-ctk", "cdi", "list"), note="on the host"), f"{_CDI_LISTED} ({family.id})", subject=family.id)
+                )
             cmd = _catalogue_cmd(facts, words)
             if ask.note and words[0] != "kubectl":  # (kubectl runs wherever it is set up: no host to name)
                 cmd = dataclasses.replace(cmd, note=ask.note)

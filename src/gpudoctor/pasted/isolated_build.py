@@ -66,6 +66,8 @@ def read_isolated_build(g: Gathered) -> None:
         g.notes.append(f"torch {version}: the build the reporter says they installed")
     if g.torch_cuda in (None, theirs):
         g.torch_cuda = own  # the installed torch's own CUDA, not the isolated build's
-    g.notes.append(f"PyTorch (CUDA {theirs}) in cpp_extension's message is not the installed torch {version}: another torch built it")
+    g.notes.append(
+        f"PyTorch (CUDA {theirs}) in cpp_extension's message is not the installed torch {version}: another torch built it"
+    )
     if len(g.cues) < 64:
         g.cues.append({"cue": ISOLATED_BUILD_TORCH, "means": f"{own}|{theirs}", "line": e.line[:300]})

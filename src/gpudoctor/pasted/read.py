@@ -39,8 +39,8 @@ from gpudoctor.pasted.cues import linux_side_in_wsl, read_cues, without_ollama_s
 from gpudoctor.pasted.distro_traces import agreed, names_a_distribution, read_traces
 from gpudoctor.pasted.failing import read_failing_command
 from gpudoctor.pasted.gathered import Gathered
-from gpudoctor.pasted.printed import loaded_older
 from gpudoctor.pasted.isolated_build import read_isolated_build
+from gpudoctor.pasted.printed import loaded_older
 from gpudoctor.pasted.variants import read_variants
 from gpudoctor.pasted.workloads import read_workloads
 from gpudoctor.versions import cuda_from_int, version_key

@@ -601,5 +601,9 @@ def _podman_words(words: tuple[str | Placeholder, ...]) -> tuple[str | Placehold
         i = words.index("--gpus")
         return (*words[:i], "--device", "nvidia.com/gpu=all", *words[i + 2 :])
     if words[:1] == ("inspect",) and any("HostConfig.DeviceRequests" in str(w) for w in words):
-        return (*(w for w in words if not str(w).startswith("{{") and w != "--format"), "--format", "{{json .Config.CreateCommand}}")
+        return (
+            *(w for w in words if not str(w).startswith("{{") and w != "--format"),
+            "--format",
+            "{{json .Config.CreateCommand}}",
+        )
     return words

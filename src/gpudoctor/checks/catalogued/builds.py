@@ -1139,8 +1139,12 @@ def check_isolated_build_other_torch(facts: Facts, ctx: Context) -> Iterable[Fin
     # says; the isolated torch is still the one the message named
     nvcc_fits = not nvcc or vkey(nvcc)[:1] == vkey(own)[:1]
     typed = next(
-        (m.group("args").split() for c in facts.pasted.cues if c.get("cue") == REPORTER_COMMAND
-         if (m := _PIP_INSTALL_TYPED.match((c.get("means") or "").strip()))),
+        (
+            m.group("args").split()
+            for c in facts.pasted.cues
+            if c.get("cue") == REPORTER_COMMAND
+            if (m := _PIP_INSTALL_TYPED.match((c.get("means") or "").strip()))
+        ),
         None,
     )
     args = [a for a in typed if a != "--no-build-isolation"] if typed else ["-e", "."]
