@@ -419,15 +419,7 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
                 + recreate_container(runtime),
                 component="container",
                 where="the host",
-                alternative=_host_upgrade(kernel, library)
-                or Remediation(
-                    "Only if nvidia-smi fails on the host too: the host's driver was upgraded without a reboot; reboot "
-                    "the host (it loads the new module), then restart the container.",
-                    (_PROC, *reboot()),
-                    requires_root=True,
-                    component="driver",
-                    where="the host",
-                ),
+                alternative=_host_side(kernel, library),
             ),
         )
     if cause == "mixed":
@@ -663,15 +655,7 @@ def _which_side(facts: Facts, runtime: str | None, kernel: str | None, library: 
             (Cmd(("nvidia-smi",), note="on the host"), _PROC, listing, *recreate),
             component="container",
             where="the host",
-            alternative=_host_upgrade(kernel, library)
-            or Remediation(
-                "Only if nvidia-smi fails on the host too: the host's driver was upgraded without a reboot; reboot "
-                "the host (it loads the new module), then restart the container.",
-                (_PROC, *reboot()),
-                requires_root=True,
-                component="driver",
-                where="the host",
-            ),
+            alternative=_host_side(kernel, library),
         ),
     )
 
@@ -680,6 +664,19 @@ def _gpu_words(argv: tuple[Any, ...], gpu: tuple[str, ...]) -> tuple[Any, ...]:
     """`argv` with its `--gpus all` replaced by `gpu`."""
     i = next((n for n, w in enumerate(argv) if w == "--gpus"), None)
     return argv if i is None else (*argv[:i], *gpu, *argv[i + 2 :])
+
+
+def _host_side(kernel: str | None, library: str | None) -> Remediation:
+    """A container's mismatch fixed on the host instead: the host's own half-upgrade where the versions show it, else
+    the reboot that loads the new module (both container steps offer it)."""
+    return _host_upgrade(kernel, library) or Remediation(
+        "Only if nvidia-smi fails on the host too: the host's driver was upgraded without a reboot; reboot "
+        "the host (it loads the new module), then restart the container.",
+        (_PROC, *reboot()),
+        requires_root=True,
+        component="driver",
+        where="the host",
+    )
 
 
 def _host_upgrade(kernel: str | None, library: str | None) -> Remediation | None:
