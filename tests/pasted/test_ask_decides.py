@@ -196,3 +196,32 @@ def test_the_same_ask_beside_a_finding_with_its_own_command_names_nothing():
     assert f.remediation is not None and f.remediation.commands
     (made,) = [a for a in asks if a.made_for == ("no-kernel-image",)]
     assert made.command.argv[-1].endswith("torch.cuda.get_arch_list())") and made.codes == ()
+
+
+# --- the GPU Operator's node: its pods decide, not the typing shell's stack --------------------------------------
+
+# NVIDIA/gpu-operator#1947 (the validator on OpenShift), #133 (the validation hook's driver error) and
+# open-webui/open-webui#2165 (pods on a k3s node the operator manages): no Python program of the reporter's is shown.
+_OPERATOR = ("plans7/625", "plans23/2303", "plans22/2252")
+
+
+@pytest.mark.parametrize("case", _OPERATOR)
+def test_a_gpu_operator_node_is_asked_for_the_operators_pods_and_release(case):
+    _, asks = _asks(_text(case))
+    argvs = [a.command.argv for a in asks]
+    assert ("kubectl", "describe", "pods", "-A", "-l", "app=nvidia-driver-daemonset") in argvs
+    assert ("helm", "list", "-A") in argvs
+    assert any(
+        argv[:4] == ("kubectl", "get", "pods", "-A") and "device-plugin" in " ".join(a.command.pipe)
+        for a in asks
+        for argv in [a.command.argv]
+    )
+    # the shell's own packages, toolkit and GPU-selecting variable are not asked there
+    assert not [a for a in asks if "pip" in a.command.argv or a.command.argv[:1] == ("nvcc",)]
+    assert ("printenv", "CUDA_VISIBLE_DEVICES") not in argvs
+
+
+def test_a_healthy_report_from_an_operator_node_is_not_asked_for_its_pods():
+    # NVIDIA/gpu-operator#381: a driver daemonset that stays in Init by design beside a preinstalled driver (no failure)
+    _, asks = _asks(_text("plans10/1003"))
+    assert not [a for a in asks if a.command.argv[:1] in (("kubectl",), ("helm",))]

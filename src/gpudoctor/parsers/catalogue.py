@@ -112,6 +112,9 @@ class Component:
     unless: tuple[str, ...] = ()  # evidence kinds that, shown, already decide what its asks would (as a message's)
     # What each ask of a list decides ("each" for "ask", "each_windows" for "ask_windows" ...), as a message's `each`
     each: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Asked only where the paste shows a failure somebody hit: a component named in every healthy report of its kind
+    # (an orchestrator's, the GPU Operator's pods) whose reads decide a failure, not that the report is fine.
+    failing: bool = False
 
     def decides_each(self, asks: str) -> tuple[str, ...]:
         """What each ask of the list `asks` ("ask", "ask_windows" ...) decides, in order: its own, else the shared."""
@@ -135,6 +138,7 @@ def components() -> tuple[Component, ...]:
             min_cc=raw.get("min_cc", ""),
             unless=tuple(raw.get("unless", ())),
             each=_each(raw, asks),
+            failing=bool(raw.get("failing", False)),
         )
         for raw in data.get("component", ())
     )

@@ -621,6 +621,18 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # it (reviewers of plans22 2202/2208: those asks were off the point); the finding's steps read the devices.
         own = _catalogue_asks(facts)
         out = [a for a in out if a in own]
+    if _operator_managed(facts, named):
+        # A node whose driver, container toolkit and device plugin are the GPU Operator's pods, and no Python program of
+        # the reporter's shown: the shell's packages, its CUDA toolkit and its GPU-selecting variables decide nothing of
+        # a pod's failure there (reviewers of plans7/625, plans22/2252, plans23/2318: "pip list and nvcc --version on an
+        # OpenShift node", "python3 -m pip list on the host ... cannot decide anything about pods"); the operator's own
+        # reads (catalogue.toml's gpu-operator component) and the failures' catalogued asks do.
+        own = _catalogue_asks(facts)
+        out = [a for a in out if a in own or not _reads_node_shell(a.command)]
+    if "driver-container-kernel-unsupported" in codes:
+        # the operator's driver container judged unable to build for the node's kernel (its compiler older than the
+        # kernel's, h288): that finding's fix decides, and the operator's pods would only show the same failure
+        out = [a for a in out if a.subject != "component:gpu-operator"]
     if _installer_failures_only(facts):
         # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
         # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
@@ -1386,6 +1398,20 @@ def _reads_build(cmd: Cmd) -> bool:
     )
 
 
+def _operator_managed(facts: Facts, named: set[str]) -> bool:
+    """Whether the paste names NVIDIA's GPU Operator (catalogue.toml's gpu-operator component) and no Python program of
+    the reporter's (no framework named, no interpreter shown)."""
+    operator = any(c.get("cue") == COMPONENT_NAMED and c.get("means") == "gpu-operator" for c in facts.pasted.cues)
+    return operator and not named and not isinstance(facts.frameworks.python, Found) and not _python_component_named(facts)
+
+
+def _reads_node_shell(cmd: Cmd) -> bool:
+    """An ask for the typing shell's own Python packages, CUDA toolkit or GPU-selecting variable: what a pod on an
+    operator-managed node does not run with."""
+    words = [str(w) for w in cmd.argv]
+    return _reads_build(cmd) or words[:1] == ["nvcc"] or words == ["printenv", "CUDA_VISIBLE_DEVICES"]
+
+
 def _installer_failures_only(facts: Facts) -> bool:
     """Whether every failure the paste shows is an installer's (and there is one)."""
     from gpudoctor.checks.reported import _failure
@@ -1415,6 +1441,7 @@ def _runs_python(cmd: Cmd, py: str) -> bool:
 def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[Ask]:
     """The deciding outputs of each component the paste names (catalogue.toml's [[component]]), in the interpreter,
     shell and platform the paste's program runs in."""
+    from gpudoctor.checks.reported import pasted_failures
     from gpudoctor.parsers.catalogue import components
     from gpudoctor.planner.remedy import container_said
 
@@ -1428,6 +1455,8 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
     for comp in components():
         if comp.id not in named or any(facts.pasted.reported(kind) for kind in comp.unless):
             continue
+        if comp.failing and not pasted_failures(facts):
+            continue  # (named in a healthy report of its kind: its reads decide a failure, none shown)
         if logged and not any(comp.pattern.search(x) for x in (*logged, *(e.line for e in facts.pasted.errors))):
             continue  # named beside the container that failed (its log shown), not the one at fault
         if comp.framework == "torch":
