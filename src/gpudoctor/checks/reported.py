@@ -2451,6 +2451,10 @@ def _failure(e, facts: Facts) -> bool:
         # "No GPU/TPU found, falling back to CPU" likewise: CPU notebooks print it, and reporters quote it from before
         # a fix (tests/blind/pasted 005: a driver's version shown, the GPUs listed by jax afterwards; a fine case).
         return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
+    if e.kind == "gpu-idle-said":
+        # the reporter's words that the GPU sits idle: as their other words of a failure (below), no failure on a machine
+        # they say has no NVIDIA GPU, or whose only GPU is another vendor's
+        return no_gpu_said(facts) is None and other_vendor_gpu_only(facts) is None
     if e.get("component_kind") == "said" and e.get("form") != "error-in-picture":
         # only the reporter's words that it fails: on a machine they say has no NVIDIA GPU, the program's start-up
         # message they call an error is its going on without one (tensorflow/tensorflow#43361, a control of set 3).

@@ -448,9 +448,64 @@ NCCL_HANG = Family(
     applies=nccl_hang,
 )
 
+# The GPU told as (near) idle while the program runs (gpudoctor.pasted.workloads' gpu-idle-said: "near 0% GPU usage",
+# "the GPU is at 0% - 3% load", "computation seems run on CPU"). The framework may have found the GPU (its memory filled:
+# TensorFlow 1.x reserves nearly all of it at session start) and still leave it idle, or the monitor read may not count
+# CUDA at all; nothing the words say decides. The driver's own counters while the program runs do: its utilisation and
+# memory sampled each second, and whether the program's process holds memory on the GPU at all.
+_UTILISATION = FamilyAsk(
+    ("nvidia-smi", "--query-gpu=utilization.gpu,memory.used", "--format=csv", "-l", "1"),
+    "typed while the program runs (Ctrl+C stops it): the GPU's utilisation and memory as the driver counts them, CUDA's "
+    "compute included, which a monitor's default graph may not show",
+)
+_PROCESSES = FamilyAsk(
+    ("nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv"),
+    "typed while the program runs: whether the program's own process holds memory on the GPU (absent: it computes on the CPU)",
+)
+_UTILISATION_HOST = FamilyAsk(_UTILISATION.argv, _UTILISATION.decides, "on the host")
+_PROCESSES_INSIDE = FamilyAsk(
+    ("docker", "exec", "{container}", *_PROCESSES.argv),
+    "typed while the program runs: whether the program's container holds memory on the GPU (absent: it computes on the CPU)",
+)
+_ON_CPU = Cause("the work running on the CPU (a CPU-only build, or the program's own device setting)", key="build")
+_STARVED = Cause(
+    "the GPU waiting on the CPU (data loading or preprocessing in the training loop, or a model only partly offloaded to the GPU)"
+)
+_GRAPH = Cause(
+    "a monitor that does not count CUDA's compute (Windows Task Manager's GPU graphs show the 3D, Copy and Video "
+    "engines unless Cuda or Compute_0 is chosen)"
+)
+GPU_IDLE = Family(
+    "gpu-idle",
+    "the GPU sits idle while the program runs",
+    frozenset({"gpu-idle-said"}),
+    {
+        "linux": (_ON_CPU, _STARVED),
+        "windows": (_ON_CPU, _STARVED, _GRAPH),
+        "wsl": (_ON_CPU, _STARVED, _GRAPH),
+        "container": (_ON_CPU, _STARVED),
+        "pod": (_ON_CPU, _STARVED),
+    },
+    {
+        "linux": (_UTILISATION, _PROCESSES, _BUILDS),
+        "windows": (_UTILISATION, _PROCESSES, _BUILDS),
+        "wsl": (_UTILISATION, _PROCESSES, _BUILDS),
+        "container": (_UTILISATION_HOST, _PROCESSES_INSIDE),
+        "pod": (_INSIDE_SMI,),
+    },
+    (
+        "NVIDIA nvidia-smi documentation (nvidia-smi.txt, 'Query options'): --query-gpu=utilization.gpu,memory.used "
+        "with --format=csv, -l SEC repeats the query every SEC seconds; --query-compute-apps lists the processes with a "
+        "CUDA context and their used_memory",
+        "Microsoft DirectX blog, 'GPUs in the Task Manager' (https://devblogs.microsoft.com/directx/gpus-in-the-task-"
+        "manager/): the GPU graphs show the busiest engines (3D, Copy, Video); other engines are chosen in the graph's "
+        "drop-down",
+    ),
+)
+
 # (CUDA's "driver version is insufficient" is not a family here: gpudoctor.checks.reported judges it from the message
 # itself, toolkit-newer-than-driver, and no pasted case leaves it unexplained.)
-FAMILIES = (GPU_NOT_REACHED, NCCL_HANG, FAILURE_UNSHOWN)
+FAMILIES = (GPU_NOT_REACHED, GPU_IDLE, NCCL_HANG, FAILURE_UNSHOWN)
 
 
 def place(facts: Facts) -> str:

@@ -263,6 +263,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "interpreters-said": "a multi-node run by an ssh launcher beside both an environment's python and the system's (/usr/bin/python)",
     "windows10-said": "Windows 10 named (as a WSL distribution's host its build decides GPU access)",
     "gpu-unused-said": "the reporter says the program does not use or find the GPU",
+    "gpu-idle-said": "the reporter says the GPU sits (near) idle while the program runs: its load under 10 %, or the work on the CPU",
     "gpu-reached-said": "the reporter says nvidia-smi answers inside the container or pod the program runs in",
     "gpu-reached-elsewhere-said": "the reporter says another Python on the machine (the global one, a base environment) reaches the GPU",
     "gpus-variable-said": "a gpus=/GPUS= variable line (an env file's), which docker compose does not read as a GPU request",

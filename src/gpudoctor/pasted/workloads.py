@@ -336,6 +336,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     if beside_spec:
         _gpus_variable(g, lines)
     _unused_said(g, lines, scan, beside_spec)
+    _idle_said(g, lines, scan)
     _cl_not_found_said(g, lines, scan)
     _reached_said(g, lines, scan)
     _reached_elsewhere_said(g, lines, scan)
@@ -489,6 +490,65 @@ def _gpu_before_said(lines: list[str], i: int) -> bool:
     """_GPU_BEFORE_SAID on line i or the five lines either side of it (the same part of a post: a form's answer and the
     sentences added under it)."""
     return any(_GPU_BEFORE_SAID.search(x[:_MAX_LINE]) for x in lines[max(0, i - 5) : i + 6])
+
+
+# The reporter saying the GPU sits (near) idle while the program runs: its load, usage or utilisation told as a figure
+# under 10 % ("near 0% GPU usage when running a prompt", "the GPU is at 0% - 3% load", "the 3rd one is GPU (0%)") or the
+# work told as done on the CPU ("all training computation seems run on CPU"). Not the same as the program not reaching
+# the GPU (gpu-unused-said): a framework that found the GPU and filled its memory can still leave it idle (the data
+# pipeline on the CPU, a model only partly offloaded), and a monitor that does not count CUDA's compute (Task Manager's
+# default 3D graph, facts.GPU_GRAPH_SAID) reads 0 % over a busy GPU. The driver's own reading while the program runs
+# decides (gpudoctor.checks.symptoms.GPU_IDLE). (A figure of 10 % or more is a reading, not a complaint.)
+_LOW_PERCENT = r"(?<![\d.])(?:0|[1-9])(?:\.\d+)?\s?%(?:\s*(?:-|–|~|to)\s*(?:0|[1-9])(?:\.\d+)?\s?%)?"
+_IDLE_WORDS = r"(?:usage|utili[sz]ation|util|load|activity|use)"
+_GPU_IDLE_SAID = re.compile(
+    # "GPU usage ... 0%", "GPU utilization is about 2%", "GPU is at 0% - 3% load"
+    rf"\bGPUs?\b(?:\s+\w+){{0,2}}?\s+{_IDLE_WORDS}\b[^.!?\n]{{0,30}}?{_LOW_PERCENT}"
+    rf"|\bGPUs?\s+(?:is|was|stays?|remains?|sits?|shows?|stuck)\s+(?:\w+\s+){{0,2}}?(?:at\s+|on\s+)?{_LOW_PERCENT}\s+{_IDLE_WORDS}\b"
+    # "near 0% GPU usage", "0% GPU load", "1% of the GPU utilisation"
+    rf"|{_LOW_PERCENT}\s+(?:of\s+)?(?:the\s+)?GPU\s+{_IDLE_WORDS}\b"
+    # a monitor's columns told: "GPU (0%)"
+    rf"|\bGPU\s*\(\s*{_LOW_PERCENT}\s*\)"
+    # the work told as done on the CPU: "computation seems run on CPU", "the training appears to be running on the CPU"
+    r"|\b(?:seems?|appears?)\s+(?:to\s+)?(?:be\s+)?(?:run|runs|running|ran|executed|computed|done)\s+(?:on|by)\s+"
+    r"(?:the\s+|my\s+)?CPU\b(?!\s+instead)",
+    re.IGNORECASE,
+)
+# A sentence's end (a question is no statement: "is the GPU at 0% load normal?" asks, it does not tell).
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+# A runner that splits a model's layers between the GPU and the CPU (Ollama offloads as many layers as fit in the GPU's
+# memory, ollama docs/faq.md; llama.cpp offloads the layers -ngl / n_gpu_layers names; a GGML or GGUF model file is
+# theirs): there a GPU near idle is most often that split, the model's size or the run's own setting (the controls
+# plans6/545, a 70B model on a 24 GB card, and plans23/2343, llama.cpp run without -ngl), which the words cannot tell
+# from a fault; the runner's own asks (catalogue.toml's ollama component: its server log's offload lines) decide.
+_LAYER_SPLITTING_RUNNER = re.compile(
+    r"\bollama\b|\bllama[.\-_]?cpp\b|\.(?:ggml|gguf)\b|\bggml\b|\bgguf\b|\bn_gpu_layers\b|\s-ngl\b", re.I
+)
+
+# The GPU's run measured against the CPU's ("GPU training is MUCH slower than CPU training ... GPU usage is around 2-5%",
+# tensorflow/tensorflow#5995, a quiet twin in tests/pasted/test_symptom_families.py): the GPU does the work, on a model
+# too small to keep it busy (as _CPU_PACE_SAID leaves out), another question than a GPU left idle.
+_GPU_MEASURED_SLOWER = re.compile(
+    r"\bGPU\b[^.\n]{0,40}?\bslower\s+than\b[^.\n]{0,30}?\bCPU\b|\bCPU\b[^.\n]{0,40}?\bfaster\s+than\b[^.\n]{0,30}?\bGPU\b",
+    re.IGNORECASE,
+)
+
+
+def _idle_said(g: Gathered, lines: list[str], scan: Lines) -> None:
+    """The reporter's words that the GPU sits idle while the program runs (gpu-idle-said), the first such statement;
+    not where the paste names a runner that splits a model's layers between the GPU and the CPU, nor where it measures
+    the GPU's run slower than the CPU's."""
+    if scan.first(_GPU_IDLE_SAID) is None:
+        return
+    if any(_LAYER_SPLITTING_RUNNER.search(x[:_MAX_LINE]) or _GPU_MEASURED_SLOWER.search(x[:_MAX_LINE]) for x in lines[:20_000]):
+        return
+    for i in range(scan.count):
+        if scan.search(_GPU_IDLE_SAID, i) is None:
+            continue
+        stated = [x for x in _SENTENCES.split(lines[i][:_MAX_LINE]) if not x.rstrip().endswith("?")]
+        if any(_GPU_IDLE_SAID.search(x) for x in stated):
+            _add(g, ErrorEvidence("gpu-idle-said", lines[i].strip()[:300]))
+            return
 
 
 def _unused_said(g: Gathered, lines: list[str], scan: Lines, beside_spec: bool) -> None:
