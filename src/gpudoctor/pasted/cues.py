@@ -433,7 +433,11 @@ _CONTAINER_SAID = re.compile(
     # kubernetes/kubernetes pkg/scheduler/schedule_one.go @4a37f009, "Successfully assigned %v/%v to %v"): a pod's events
     r"|\bSuccessfully assigned [a-z0-9][a-z0-9.-]{0,62}/[a-z0-9][a-z0-9.-]{0,252} to \S"
     # a workload on a Kubernetes cluster runs in a pod's container ("running the image within my k8s cluster")
-    r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b"
+    r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:[\w-]+\s+){0,2}?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b"
+    # a pod the reporter's program runs in, told by what the pod does ("when the pod starts, it is not able to find the
+    # GPUs", ollama/ollama#6383; "running a pod gives this error"): a Kubernetes pod is its containers
+    r"|\b(?:the|my|our|this)[ \t]+pods?[ \t]+(?:starts?|started|runs?|ran|running|crash(?:es|ed)?|fails?|failed|cannot|can'?t|"
+    r"could[ \t]*n[o']t|does[ \t]*n[o']t|did[ \t]*n[o']t|sees?|saw|gets?|got|logs?)\b|\brun(?:s|ning)?[ \t]+(?:a|the|my)[ \t]+pod\b"
     # Kubeflow's training jobs (its training operator's TFJob, PyTorchJob, MPIJob) run their workers in pods
     r"|\bkubeflow\b|\b(?-i:TFJob|PyTorchJob|MPIJob)s?\b"
     # a program deployed with a Helm chart runs in a pod: Helm installs charts only into Kubernetes ("i use the helm
@@ -442,6 +446,17 @@ _CONTAINER_SAID = re.compile(
     # an issue form's runtime or deployment answered with docker ("- **Runtime**: Docker with nvidia-container-runtime"),
     # and Docker Swarm, whose services are containers
     r"|\b(?:runtime|deployment)\b\**\s*:\s*\**\s*docker\b(?!\s*desktop\b)|\bdocker\s+swarm\b"
+    # RAPIDS' issue forms' "Environment location: [Bare-metal, Docker, Cloud(specify cloud provider)]" answered with a
+    # docker ("- Environment location: custom docker": rapidsai/cuml .github/ISSUE_TEMPLATE/bug_report.md @ecbee8b9)
+    r"|\benvironment[ \t]+location\b\**[ \t]*:[ \t]*\**[ \t]*(?:[\w-]+[ \t]+){0,2}docker\b(?![ \t]*desktop\b)"
+    # "I use jellyfin on docker on my server", "install faster_whisper on python buster docker", "run Megatron multi-node
+    # on Docker", "I prefer to work from docker": what runs on a docker runs in its container (its desktop, hub, images,
+    # files, registry, engine or daemon, and "the docker side" of a comparison, are something else; the words between
+    # stay in one sentence and name one place: "on your system. Docker container" is two sentences, "on linux and
+    # docker" two places)
+    r"|\bon[ \t]+(?:(?:a|an|the|my|our)[ \t]+)?(?:(?!(?:and|or|not|nor|vs)\b)[\w:-]+(?:\.[\w:-]+)*[ \t]+){0,3}?docker\b"
+    r"(?![ \t-]*(?:desktop|hub|images?|files?|registry|compose|engine|version|daemon|side|host|cli|swarm|group|service)\b)"
+    r"|\bwork(?:s|ed|ing)?[ \t]+(?:from|in|inside)[ \t]+(?:a[ \t]+|the[ \t]+)?docker\b(?![ \t-]*(?:desktop|hub|images?|files?)\b)"
     # "I am using the base image of nvidia/cuda:11.6.2-cudnn8-runtime-ubuntu20.04", "docker image, based on
     # `nvidia/cuda:7.0-cudnn4-devel-ubuntu14.04`", "I build from `nvidia/cuda:8.0-...`": one image named with its tag is
     # what the program's own image is built from (a list of base images tried is not one)
@@ -1338,6 +1353,15 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
         python = prog.rsplit("/", 1)[-1] if _PYTHON_WORD.fullmatch(prog.rsplit("/", 1)[-1]) else "python3"
         root = sif.group("sudo") is not None
         _image_cue(g, sif.group("image"), sif.group(0), "nv", runtime=sif.group("tool"), python=python, root=root)
+    elif (sif := _SIF_BUILD.search(head)) is not None:
+        # No run shown, but the image the reporter built to run it in (from a docker image, a definition file): that
+        # image's Python is the program's; its build needed root, a run of it does not (Apptainer runs images as the
+        # user), so no sudo is carried.
+        _image_cue(g, sif.group("image"), sif.group(0), "nv", runtime=sif.group("tool"))
+    elif (sif := _SIF_SAID.search(head)) is not None:
+        # An Apptainer/Singularity container said to hold the program, its image file not shown: its questions are
+        # still the image's (gpudoctor.planner.where notes them inside it; with no file to name, none is wrapped)
+        _image_cue(g, "", line_of(_SIF_SAID, sif.group(0)), "nv", runtime=(sif.group("tool") or sif.group("tool2")).lower())
 
 
 # A program started by hand: run by its path in the current folder (`./ollama-linux-amd64`), or a server's `serve`
@@ -1352,11 +1376,26 @@ _BY_HAND = re.compile(
 _NO_SYSTEMD = re.compile(
     r"^[ \t]*WARNING:[ \t]*systemd is not running\b|System has not been booted with systemd as init system", re.MULTILINE
 )
-# `singularity exec|run [options] IMAGE [program]` (Apptainer's too): the image a .sif or .simg file, or the registry
-# URI it is pulled from (apptainer's "exec" and "run" commands take the image as their first argument).
+# `singularity exec|run|shell [options] IMAGE [program]` (Apptainer's too): the image a .sif or .simg file (.img, Singularity
+# 2's), or the registry URI it is pulled from (apptainer's "exec", "run" and "shell" take the image as their first
+# argument; what is typed in the shell runs in the image).
 _SIF_RUN = re.compile(
-    r"^[ \t]*(?:[$#][ \t]+)?(?P<sudo>sudo[ \t]+)?(?P<tool>singularity|apptainer)[ \t]+(?:exec|run)\b[^\n]{0,400}?[ \t]"
-    r"(?P<image>[^\s'\"]{1,300}\.(?:sif|simg)|(?:docker|library|oras)://[^\s'\"]{1,300})(?:[ \t]+(?P<prog>[^\s'\"]{1,200}))?",
+    r"^[ \t]*(?:[$#][ \t]+)?(?P<sudo>sudo[ \t]+)?(?P<tool>singularity|apptainer)[ \t]+(?:exec|run|shell)\b[^\n]{0,400}?[ \t]"
+    r"(?P<image>[^\s'\"]{1,300}\.(?:sif|simg|img)|(?:docker|library|oras)://[^\s'\"]{1,300})(?:[ \t]+(?P<prog>[^\s'\"]{1,200}))?",
+    re.MULTILINE,
+)
+# The reporter saying the program runs in an Apptainer/Singularity container ("created a singularity container from
+# that", "run cellbender in a singularity container", "on a machine with an H100 using singularity"): its image's.
+_SIF_SAID = re.compile(
+    r"\b(?P<tool>singularity|apptainer)[ \t]+(?:containers?|images?)\b(?![ \t]*(?:version|build|runtime)\b)"
+    r"|\b(?:using|with|under|via|in)[ \t]+(?P<tool2>singularity|apptainer)\b(?![ \t]*(?:version|build|runtime)\b)",
+    re.IGNORECASE,
+)
+# `singularity build [flags] IMAGE SOURCE` (Apptainer's too: "build IMAGE_PATH BUILD_SPEC", its CLI reference): the image
+# file the reporter made to run the program in, typed at a prompt or quoted in backticks; flags with a value not read.
+_SIF_BUILD = re.compile(
+    r"^[ \t>`]*(?:[$#][ \t]+)?(?:sudo[ \t]+)?(?P<tool>singularity|apptainer)[ \t]+build(?:[ \t]+-{1,2}[a-z][\w-]*)*[ \t]+"
+    r"(?P<image>[^\s'\"`-][^\s'\"`]{0,299})[ \t]+(?:docker|docker-archive|library|oras|shub):(?://)?\w",
     re.MULTILINE,
 )
 _PYTHON_WORD = re.compile(r"python(?:\d(?:\.\d{1,2})?)?")

@@ -14,7 +14,8 @@ everything printed for it: the plan's steps (gpudoctor.pipeline renders them for
   environment's bin/python the traceback shows, else the platform's usual name; where that is the usual name and a
   console script started the program, `console_script` and `shebang`: the question that reads its #! line). A question about a program that
   ran in an image the paste starts with `docker run --gpus` is asked of that image: the host's interpreter does not
-  hold the packages that failed.
+  hold the packages that failed. An Apptainer/Singularity image the paste names (run, shelled into, or built) is
+  asked with `exec --nv`, with the interpreter a traceback shows (a path inside the image, where the program ran).
 - Tool: the one that manages the program's environment where the paste shows one run (gpudoctor.pasted.cues,
   PROJECT_TOOL): every package step is written in that tool's own commands (`package_step`), its pins unchanged. A uv
   project: `uv add` / `uv remove` (a uv project's .venv has no pip, and `uv run` locks and syncs the environment back
@@ -101,6 +102,16 @@ def program_image(facts: Facts) -> dict[str, str] | None:
     return next((c for c in facts.pasted.cues if c.get("cue") == PROGRAM_IMAGE), None)
 
 
+# The runtimes whose images are files run with `exec` (Apptainer, and Singularity before its rename).
+_SIF = ("singularity", "apptainer")
+
+
+def _image_name(built: dict[str, str]) -> str | Placeholder:
+    """The image a PROGRAM_IMAGE cue names, else <image>: a Dockerfile's, the one the reporter built from it (an
+    Apptainer image with no file named is asked as it is: python_step, placed)."""
+    return built.get("means") or Placeholder("image")
+
+
 def image_root(facts: Facts) -> bool:
     """Whether the paste shows its image run under sudo (the cue's `root`): a question asked of that image runs under
     it too, since a user outside the docker group cannot reach the daemon's socket (docs.docker.com, linux-postinstall:
@@ -127,12 +138,19 @@ def python_step(facts: Facts, *args: str) -> Cmd:
         return Cmd(
             ("docker", "run", "--rm", "--gpus", "all", "--entrypoint", "python3", img["means"], *args), root=image_root(facts)
         )
-    if py in _USUAL and (built := program_image(facts)) is not None and not exec_prefix(facts):
+    built = program_image(facts)
+    if built is not None and built.get("runtime") in _SIF:
+        if built.get("means") and not exec_prefix(facts):
+            # the image's own interpreter, with the host's driver bound in (--nv), as the program would need it; an
+            # interpreter a traceback shows is a path inside the image (the program ran there), so it runs there too
+            own = py if py not in _USUAL else built.get("python") or "python3"
+            return Cmd((built["runtime"], "exec", "--nv", built["means"], own, *args), root=image_root(facts))
+        # (an image file the paste does not name: a plan's step with <sif-file> in it would turn every step after it
+        # into prose, so the interpreter is asked as the paste shows it, and side_note says where)
+        built = None
+    if py in _USUAL and built is not None and not exec_prefix(facts):
         # (a Dockerfile's image is the one the reporter built from it: its name is theirs to fill in)
-        name: str | Placeholder = built.get("means") or Placeholder("image")
-        if built.get("runtime") in ("singularity", "apptainer"):
-            # the image's own interpreter, with the host's driver bound in (--nv), as the program would need it
-            return Cmd((built["runtime"], "exec", "--nv", name, built.get("python") or "python3", *args), root=image_root(facts))
+        name: str | Placeholder = _image_name(built)
         gpus = ("--gpus", "all") if built.get("gpus") else ()
         return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", "python3", name, *args), root=image_root(facts))
     if args[:2] == ("-m", "pip") and len(args) > 2:
@@ -190,9 +208,11 @@ def placed(facts: Facts, cmd: Cmd) -> Cmd:
         )
     if prefix := exec_prefix(facts):
         return Cmd((*prefix, *cmd.argv), pipe=cmd.pipe)
-    if (built := program_image(facts)) is not None:
-        name: str | Placeholder = built.get("means") or Placeholder("image")
-        if built.get("runtime") in ("singularity", "apptainer"):
+    if (built := program_image(facts)) is not None and not (built.get("runtime") in _SIF and not built.get("means")):
+        # (an Apptainer image whose file the paste does not name: asked as it is, as python_step does, side_note noting
+        # where)
+        name: str | Placeholder = _image_name(built)
+        if built.get("runtime") in _SIF:
             return Cmd((built["runtime"], "exec", "--nv", name, *cmd.argv), pipe=cmd.pipe, root=root)
         gpus = ("--gpus", "all") if built.get("gpus") else ()
         return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", program, name, *rest), pipe=cmd.pipe, root=root)
