@@ -106,6 +106,16 @@ def program_image(facts: Facts) -> dict[str, str] | None:
 _SIF = ("singularity", "apptainer")
 
 
+def _image_to_wrap(facts: Facts) -> dict[str, str] | None:
+    """The image a program's questions are wrapped in (program_image), except an Apptainer/Singularity image whose file
+    the paste does not name: a plan's step with <sif-file> in it would turn every step after it into prose, so those
+    questions are asked as the paste shows them, and side_note says where."""
+    built = program_image(facts)
+    if built is not None and built.get("runtime") in _SIF and not built.get("means"):
+        return None
+    return built
+
+
 def _image_name(built: dict[str, str]) -> str | Placeholder:
     """The image a PROGRAM_IMAGE cue names, else <image>: a Dockerfile's, the one the reporter built from it (an
     Apptainer image with no file named is asked as it is: python_step, placed)."""
@@ -138,21 +148,17 @@ def python_step(facts: Facts, *args: str) -> Cmd:
         return Cmd(
             ("docker", "run", "--rm", "--gpus", "all", "--entrypoint", "python3", img["means"], *args), root=image_root(facts)
         )
-    built = program_image(facts)
-    if built is not None and built.get("runtime") in _SIF:
-        if built.get("means") and not exec_prefix(facts):
+    if (built := _image_to_wrap(facts)) is not None and not exec_prefix(facts):
+        if built.get("runtime") in _SIF:
             # the image's own interpreter, with the host's driver bound in (--nv), as the program would need it; an
             # interpreter a traceback shows is a path inside the image (the program ran there), so it runs there too
             own = py if py not in _USUAL else built.get("python") or "python3"
             return Cmd((built["runtime"], "exec", "--nv", built["means"], own, *args), root=image_root(facts))
-        # (an image file the paste does not name: a plan's step with <sif-file> in it would turn every step after it
-        # into prose, so the interpreter is asked as the paste shows it, and side_note says where)
-        built = None
-    if py in _USUAL and built is not None and not exec_prefix(facts):
-        # (a Dockerfile's image is the one the reporter built from it: its name is theirs to fill in)
-        name: str | Placeholder = _image_name(built)
-        gpus = ("--gpus", "all") if built.get("gpus") else ()
-        return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", "python3", name, *args), root=image_root(facts))
+        if py in _USUAL:
+            # (a Dockerfile's image is the one the reporter built from it: its name is theirs to fill in)
+            name: str | Placeholder = _image_name(built)
+            gpus = ("--gpus", "all") if built.get("gpus") else ()
+            return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", "python3", name, *args), root=image_root(facts))
     if args[:2] == ("-m", "pip") and len(args) > 2:
         return package_step(facts, *args[2:])
     t = tool(facts)
@@ -208,9 +214,7 @@ def placed(facts: Facts, cmd: Cmd) -> Cmd:
         )
     if prefix := exec_prefix(facts):
         return Cmd((*prefix, *cmd.argv), pipe=cmd.pipe)
-    if (built := program_image(facts)) is not None and not (built.get("runtime") in _SIF and not built.get("means")):
-        # (an Apptainer image whose file the paste does not name: asked as it is, as python_step does, side_note noting
-        # where)
+    if (built := _image_to_wrap(facts)) is not None:
         name: str | Placeholder = _image_name(built)
         if built.get("runtime") in _SIF:
             return Cmd((built["runtime"], "exec", "--nv", name, *cmd.argv), pipe=cmd.pipe, root=root)
